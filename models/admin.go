@@ -1,0 +1,70 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"golang.org/x/crypto/bcrypt"
+	"gorm.io/gorm/clause"
+)
+
+// ErrBadCredentials is returned for a wrong username or password alike.
+var ErrBadCredentials = errors.New("invalid username or password")
+
+// CountAdminUsers returns how many admin users exist.
+func (s *Store) CountAdminUsers(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.g(ctx).Model(&AdminUser{}).Count(&n).Error
+	return n, wrap(err, "count admin users")
+}
+
+// CreateAdminUser stores an admin with a bcrypt hash of password.
+func (s *Store) CreateAdminUser(ctx context.Context, username, password string) (*AdminUser, error) {
+	if len(password) < 8 {
+		return nil, fmt.Errorf("models: password: at least 8 characters: %w", ErrInvalid)
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return nil, fmt.Errorf("models: hash password: %w", err)
+	}
+	u := &AdminUser{Username: username, PasswordHash: string(hash)}
+	return u, wrap(s.g(ctx).Create(u).Error, "create admin user %q", username)
+}
+
+// AuthenticateAdmin returns the admin whose password matches, or ErrBadCredentials.
+func (s *Store) AuthenticateAdmin(ctx context.Context, username, password string) (*AdminUser, error) {
+	var u AdminUser
+	err := s.g(ctx).Where("username = ?", username).First(&u).Error
+	if err != nil {
+		if errors.Is(wrap(err, ""), ErrNotFound) {
+			// Spend the same time as a real comparison, so timing does not tell
+			// which usernames exist.
+			bcrypt.CompareHashAndPassword(dummyHash, []byte(password)) //nolint:errcheck // always fails
+			return nil, ErrBadCredentials
+		}
+		return nil, wrap(err, "authenticate %q", username)
+	}
+	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
+		return nil, ErrBadCredentials
+	}
+	return &u, nil
+}
+
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("not a password"), bcrypt.DefaultCost)
+
+// GetSetting returns a setting's value and whether it is set.
+func (s *Store) GetSetting(ctx context.Context, key string) (string, bool, error) {
+	var st Setting
+	err := s.g(ctx).Where("key = ?", key).Limit(1).Find(&st).Error
+	if err != nil {
+		return "", false, wrap(err, "get setting %q", key)
+	}
+	return st.Value, st.Key != "", nil
+}
+
+// PutSetting creates or replaces a setting.
+func (s *Store) PutSetting(ctx context.Context, key, value string) error {
+	st := Setting{Key: key, Value: value, UpdatedAt: s.now()}
+	return wrap(s.g(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&st).Error, "put setting %q", key)
+}

@@ -1,0 +1,88 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// migration is one versioned schema step, applied once in its own transaction.
+type migration struct {
+	version int
+	name    string
+	up      func(tx *gorm.DB) error
+}
+
+// migrations are applied in order. Version 1 builds the schema from the
+// current structs, so on a fresh database later steps must check before they
+// add (HasColumn, HasIndex): they exist to bring older databases forward.
+var migrations = []migration{
+	{1, "initial schema", func(tx *gorm.DB) error {
+		return tx.AutoMigrate(&Provider{}, &Deployment{}, &PoolSetting{}, &Fallback{}, &Team{},
+			&User{}, &VirtualKey{}, &RequestLog{}, &HealthCheck{}, &AdminUser{}, &Setting{})
+	}},
+}
+
+// schemaMigration records an applied migration.
+type schemaMigration struct {
+	Version   int `gorm:"primaryKey;autoIncrement:false"`
+	Name      string
+	AppliedAt time.Time
+}
+
+func (schemaMigration) TableName() string { return "schema_migrations" }
+
+// migrationLockID is an arbitrary constant for pg_advisory_lock, so that two
+// gateways starting at once on one PostgreSQL do not migrate twice.
+const migrationLockID = 727274001
+
+// Migrate applies every migration not yet applied. It is idempotent.
+func (db *DB) Migrate(ctx context.Context) error {
+	g := db.WithContext(ctx)
+	if db.Dialect == DialectPostgres {
+		conn, err := db.DB.DB()
+		if err != nil {
+			return fmt.Errorf("models: migrate: %w", err)
+		}
+		c, err := conn.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("models: migrate: %w", err)
+		}
+		defer c.Close()
+		if _, err := c.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrationLockID); err != nil {
+			return fmt.Errorf("models: migrate: lock: %w", err)
+		}
+		defer c.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLockID) //nolint:errcheck // the lock also ends with the session
+	}
+	if err := g.AutoMigrate(&schemaMigration{}); err != nil {
+		return fmt.Errorf("models: migrate: schema_migrations: %w", err)
+	}
+	for _, m := range migrations {
+		if err := db.apply(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) apply(ctx context.Context, m migration) error {
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var n int64
+		if err := tx.Model(&schemaMigration{}).Where("version = ?", m.version).Count(&n).Error; err != nil {
+			return fmt.Errorf("models: migration %d: %w", m.version, err)
+		}
+		if n > 0 {
+			return nil
+		}
+		if err := m.up(tx); err != nil {
+			return fmt.Errorf("models: migration %d (%s): %w", m.version, m.name, err)
+		}
+		rec := schemaMigration{Version: m.version, Name: m.name, AppliedAt: time.Now().UTC()}
+		if err := tx.Create(&rec).Error; err != nil {
+			return fmt.Errorf("models: record migration %d: %w", m.version, err)
+		}
+		return nil
+	})
+}

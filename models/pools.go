@@ -1,0 +1,57 @@
+package models
+
+import (
+	"context"
+	"fmt"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// ListPoolSettings returns the settings of every pool that has any.
+func (s *Store) ListPoolSettings(ctx context.Context) ([]PoolSetting, error) {
+	var ps []PoolSetting
+	err := s.g(ctx).Order("public_name").Find(&ps).Error
+	return ps, wrap(err, "list pool settings")
+}
+
+// PutPoolSetting creates or replaces the settings of one pool.
+func (s *Store) PutPoolSetting(ctx context.Context, p *PoolSetting) error {
+	p.UpdatedAt = s.now()
+	err := s.g(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(p).Error
+	return wrap(err, "put pool setting %q", p.PublicName)
+}
+
+// ListFallbacks returns every fallback target ordered by name, kind and position.
+func (s *Store) ListFallbacks(ctx context.Context) ([]Fallback, error) {
+	var fs []Fallback
+	err := s.g(ctx).Order("public_name, kind, position").Find(&fs).Error
+	return fs, wrap(err, "list fallbacks")
+}
+
+// SetFallbacks replaces the ordered fallback list of one public name and kind.
+// An empty list removes it.
+func (s *Store) SetFallbacks(ctx context.Context, publicName, kind string, targets []string) error {
+	seen := make(map[string]bool, len(targets))
+	for _, t := range targets {
+		if t == publicName {
+			return fmt.Errorf("models: targets: %q cannot fall back to itself: %w", t, ErrInvalid)
+		}
+		if seen[t] {
+			return fmt.Errorf("models: targets: %q is listed twice: %w", t, ErrInvalid)
+		}
+		seen[t] = true
+	}
+	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("public_name = ? AND kind = ?", publicName, kind).Delete(&Fallback{}).Error; err != nil {
+			return wrap(err, "set fallbacks of %q", publicName)
+		}
+		for i, t := range targets {
+			f := Fallback{PublicName: publicName, Kind: kind, Target: t, Position: i}
+			if err := tx.Create(&f).Error; err != nil {
+				return wrap(err, "set fallbacks of %q", publicName)
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,88 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Store is the gateway's data access: one value shared by the admin side and
+// the proxy's snapshot builder.
+type Store struct {
+	db     *DB
+	cipher *Cipher
+	now    func() time.Time
+}
+
+// NewStore returns a Store over db that seals provider secrets with c.
+func NewStore(db *DB, c *Cipher) *Store {
+	return &Store{db: db, cipher: c, now: time.Now}
+}
+
+// DB returns the underlying database.
+func (s *Store) DB() *DB { return s.db }
+
+func (s *Store) g(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// getByID loads one row of T by primary key.
+func getByID[T any](ctx context.Context, s *Store, id int64, what string) (*T, error) {
+	var v T
+	if err := s.g(ctx).First(&v, id).Error; err != nil {
+		return nil, wrap(err, "get %s %d", what, id)
+	}
+	return &v, nil
+}
+
+// listAll loads every row of T in id order.
+func listAll[T any](ctx context.Context, s *Store, what string) ([]T, error) {
+	var vs []T
+	if err := s.g(ctx).Order("id").Find(&vs).Error; err != nil {
+		return nil, wrap(err, "list %s", what)
+	}
+	return vs, nil
+}
+
+// deleteByID deletes one row of T, ErrNotFound when there was none.
+func deleteByID[T any](ctx context.Context, tx *gorm.DB, id int64, what string) error {
+	res := tx.Delete(new(T), id)
+	if res.Error != nil {
+		return wrap(res.Error, "delete %s %d", what, id)
+	}
+	if res.RowsAffected == 0 {
+		return wrap(gorm.ErrRecordNotFound, "delete %s %d", what, id)
+	}
+	return nil
+}
+
+// updateByID loads a row of T in a transaction, lets apply change it, and
+// writes every column back: Select("*") so that a value set to zero is kept.
+func updateByID[T any](ctx context.Context, s *Store, id int64, what string, apply func(tx *gorm.DB, v *T) error) (*T, error) {
+	var v T
+	err := s.g(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Clauses(lockForUpdate(s.db)...).First(&v, id).Error; err != nil {
+			return wrap(err, "update %s %d", what, id)
+		}
+		if err := apply(tx, &v); err != nil {
+			return err
+		}
+		if err := tx.Select("*").Omit(clause.Associations).Save(&v).Error; err != nil {
+			return wrap(err, "update %s %d", what, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// lockForUpdate locks the row on PostgreSQL; SQLite's immediate transactions
+// already hold the write lock.
+func lockForUpdate(db *DB) []clause.Expression {
+	if db.Dialect == DialectPostgres {
+		return []clause.Expression{clause.Locking{Strength: "UPDATE"}}
+	}
+	return nil
+}

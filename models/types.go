@@ -1,0 +1,222 @@
+package models
+
+import (
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// API types of a provider: the wire protocol it speaks.
+const (
+	APITypeOpenAI    = "openai"
+	APITypeAnthropic = "anthropic"
+)
+
+// Fallback kinds.
+const (
+	FallbackGeneral       = "general"
+	FallbackContextWindow = "context_window"
+	FallbackContentPolicy = "content_policy"
+)
+
+// Provider is an upstream account. Its api key is stored only encrypted.
+type Provider struct {
+	ID                int64  `gorm:"primaryKey"`
+	Name              string `gorm:"size:200;not null;uniqueIndex"`
+	APIType           string `gorm:"size:20;not null"`
+	BaseURL           string `gorm:"size:2000;not null"`
+	APIKeyCipher      []byte `gorm:"not null"`
+	APIKeyLast4       string `gorm:"size:8;not null;default:''"`
+	SupportsResponses bool   `gorm:"not null;default:false"`
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// Deployment is a model entry: a public name served by one upstream model of
+// one provider. Entries sharing a public name form a pool.
+type Deployment struct {
+	ID            int64    `gorm:"primaryKey"`
+	PublicName    string   `gorm:"size:500;not null;index"`
+	ProviderID    int64    `gorm:"not null;index"`
+	Provider      Provider `gorm:"constraint:OnDelete:RESTRICT"`
+	UpstreamModel string   `gorm:"size:500;not null"`
+	// Weight nil means unset, which simple-shuffle reads as 0.
+	Weight *float64
+	// CooldownSeconds nil means "retry-after, else the default"; 0 disables cooldown.
+	CooldownSeconds *int
+	TimeoutSeconds  *int
+	ContextWindow   *int
+	// Prices in USD per million tokens.
+	InputPrice     float64 `gorm:"not null;default:0"`
+	OutputPrice    float64 `gorm:"not null;default:0"`
+	CacheReadPrice *float64
+	Enabled        bool `gorm:"not null;default:true"`
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// IsWildcard reports whether the entry is a wildcard route such as "anthropic/*".
+func (d *Deployment) IsWildcard() bool {
+	n := len(d.PublicName)
+	return n > 0 && d.PublicName[n-1] == '*'
+}
+
+// PoolSetting holds pool-wide settings, stored by public name.
+type PoolSetting struct {
+	PublicName       string `gorm:"primaryKey;size:500"`
+	StickyTTLSeconds *int
+	NumRetries       *int
+	AllowedFails     *int
+	UpdatedAt        time.Time
+}
+
+// Fallback is one target in the ordered fallback list of a public name.
+type Fallback struct {
+	ID         int64  `gorm:"primaryKey"`
+	PublicName string `gorm:"size:500;not null;uniqueIndex:idx_fallback_target"`
+	Kind       string `gorm:"size:20;not null;uniqueIndex:idx_fallback_target"`
+	Target     string `gorm:"size:500;not null;uniqueIndex:idx_fallback_target"`
+	Position   int    `gorm:"not null"`
+	CreatedAt  time.Time
+}
+
+// Team groups users and carries its own budget and limits.
+type Team struct {
+	ID             int64   `gorm:"primaryKey"`
+	Name           string  `gorm:"size:200;not null;uniqueIndex"`
+	MaxBudgetUSD   *float64
+	BudgetDuration string  `gorm:"size:20;not null;default:''"`
+	BudgetResetAt  *time.Time
+	SpendUSD       float64 `gorm:"not null;default:0"`
+	RPMLimit       *int
+	TPMLimit       *int
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// User is a person or service that owns keys and carries its own budget.
+type User struct {
+	ID             int64   `gorm:"primaryKey"`
+	Name           string  `gorm:"size:200;not null;uniqueIndex"`
+	Email          string  `gorm:"size:320;not null;default:''"`
+	TeamID         *int64  `gorm:"index"`
+	Team           *Team   `gorm:"constraint:OnDelete:SET NULL"`
+	MaxBudgetUSD   *float64
+	BudgetDuration string  `gorm:"size:20;not null;default:''"`
+	BudgetResetAt  *time.Time
+	SpendUSD       float64 `gorm:"not null;default:0"`
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// VirtualKey is what callers send. Only the SHA-256 of the key is stored.
+type VirtualKey struct {
+	ID      int64  `gorm:"primaryKey"`
+	Name    string `gorm:"size:200;not null"`
+	KeyHash string `gorm:"size:64;not null;uniqueIndex"`
+	// KeyHint is a recognisable, harmless part of the key: "sk-…" plus its last four characters.
+	KeyHint        string     `gorm:"size:20;not null;default:''"`
+	Models         StringList `gorm:"type:text;not null;default:'[]'"`
+	MaxBudgetUSD   *float64
+	BudgetDuration string `gorm:"size:20;not null;default:''"`
+	BudgetResetAt  *time.Time
+	SpendUSD       float64 `gorm:"not null;default:0"`
+	RPMLimit       *int
+	TPMLimit       *int
+	UserID         *int64 `gorm:"index"`
+	User           *User  `gorm:"constraint:OnDelete:SET NULL"`
+	TeamID         *int64 `gorm:"index"`
+	Team           *Team  `gorm:"constraint:OnDelete:SET NULL"`
+	ExpiresAt      *time.Time
+	RevokedAt      *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// Active reports whether the key may be used at time now.
+func (k *VirtualKey) Active(now time.Time) bool {
+	return k.RevokedAt == nil && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
+}
+
+// RequestLog is one proxied request, written asynchronously in batches.
+type RequestLog struct {
+	ID               int64     `gorm:"primaryKey"`
+	CreatedAt        time.Time `gorm:"index"`
+	RequestID        string    `gorm:"size:64;not null;default:''"`
+	KeyID            *int64    `gorm:"index"`
+	UserID           *int64
+	TeamID           *int64
+	Model            string `gorm:"size:500;not null;default:'';index"`
+	DeploymentID     *int64 `gorm:"index"`
+	ProviderID       *int64
+	ProviderName     string `gorm:"size:200;not null;default:''"`
+	UpstreamModel    string `gorm:"size:500;not null;default:''"`
+	Endpoint         string `gorm:"size:100;not null;default:''"`
+	Stream           bool   `gorm:"not null;default:false"`
+	Status           int    `gorm:"not null;default:0;index"`
+	LatencyMS        int64  `gorm:"not null;default:0"`
+	TTFBMS           int64  `gorm:"not null;default:0"`
+	InputTokens      int64  `gorm:"not null;default:0"`
+	OutputTokens     int64  `gorm:"not null;default:0"`
+	CacheReadTokens  int64  `gorm:"not null;default:0"`
+	CacheWriteTokens int64  `gorm:"not null;default:0"`
+	CostUSD          float64 `gorm:"not null;default:0"`
+	Attempts         int     `gorm:"not null;default:0"`
+	Fallback         string  `gorm:"size:500;not null;default:''"`
+	Error            string  `gorm:"size:2000;not null;default:''"`
+}
+
+// HealthCheck is the last live check of one deployment.
+type HealthCheck struct {
+	DeploymentID int64 `gorm:"primaryKey;autoIncrement:false"`
+	CheckedAt    time.Time
+	OK           bool   `gorm:"not null"`
+	LatencyMS    int64  `gorm:"not null;default:0"`
+	Error        string `gorm:"size:2000;not null;default:''"`
+}
+
+// AdminUser signs in to the admin web app. Passwords are bcrypt hashes.
+type AdminUser struct {
+	ID           int64  `gorm:"primaryKey"`
+	Username     string `gorm:"size:100;not null;uniqueIndex"`
+	PasswordHash string `gorm:"size:100;not null"`
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Setting is one gateway-wide setting.
+type Setting struct {
+	Key       string `gorm:"primaryKey;size:100"`
+	Value     string `gorm:"type:text;not null"`
+	UpdatedAt time.Time
+}
+
+// StringList is a list of strings stored as a JSON array in a text column.
+type StringList []string
+
+// Value implements driver.Valuer.
+func (l StringList) Value() (driver.Value, error) {
+	if l == nil {
+		return "[]", nil
+	}
+	b, err := json.Marshal([]string(l))
+	return string(b), err
+}
+
+// Scan implements sql.Scanner.
+func (l *StringList) Scan(src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case string:
+		b = []byte(v)
+	case []byte:
+		b = v
+	case nil:
+		*l = nil
+		return nil
+	default:
+		return fmt.Errorf("models: scan StringList from %T", src)
+	}
+	return json.Unmarshal(b, (*[]string)(l))
+}
