@@ -88,6 +88,18 @@ func (db *DB) ping(ctx context.Context) error {
 	return nil
 }
 
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	sqlDB, err := db.DB.DB()
+	if err != nil {
+		return fmt.Errorf("models: %w", err)
+	}
+	if err := sqlDB.PingContext(ctx); err != nil {
+		return fmt.Errorf("models: ping: %w", err)
+	}
+	return nil
+}
+
 // Close closes the connection pool.
 func (db *DB) Close() error {
 	sqlDB, err := db.DB.DB()

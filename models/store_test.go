@@ -308,3 +308,21 @@ func TestSecretFileIsCreatedOnce(t *testing.T) {
 		t.Fatalf("explicit secret ignored: %q", got)
 	}
 }
+
+func TestCreateDisabledDeploymentStaysDisabled(t *testing.T) {
+	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		p := newProvider(t, s, "p", "sk-cccccccccccccccc")
+		d := &models.Deployment{PublicName: "m", ProviderID: p.ID, UpstreamModel: "u", Enabled: false, Weight: ptr(0.0)}
+		if err := s.CreateDeployment(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.GetDeployment(ctx, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Enabled || got.Weight == nil || *got.Weight != 0 {
+			t.Fatalf("created disabled with weight 0, got enabled=%v weight=%v", got.Enabled, got.Weight)
+		}
+	})
+}

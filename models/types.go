@@ -51,9 +51,11 @@ type Deployment struct {
 	InputPrice     float64 `gorm:"not null;default:0"`
 	OutputPrice    float64 `gorm:"not null;default:0"`
 	CacheReadPrice *float64
-	Enabled        bool `gorm:"not null;default:true"`
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// Enabled has no column default on purpose: GORM leaves a zero value with a
+	// default out of an INSERT, which would store false as true.
+	Enabled   bool `gorm:"not null"`
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // IsWildcard reports whether the entry is a wildcard route such as "anthropic/*".
@@ -83,10 +85,10 @@ type Fallback struct {
 
 // Team groups users and carries its own budget and limits.
 type Team struct {
-	ID             int64   `gorm:"primaryKey"`
-	Name           string  `gorm:"size:200;not null;uniqueIndex"`
+	ID             int64  `gorm:"primaryKey"`
+	Name           string `gorm:"size:200;not null;uniqueIndex"`
 	MaxBudgetUSD   *float64
-	BudgetDuration string  `gorm:"size:20;not null;default:''"`
+	BudgetDuration string `gorm:"size:20;not null;default:''"`
 	BudgetResetAt  *time.Time
 	SpendUSD       float64 `gorm:"not null;default:0"`
 	RPMLimit       *int
@@ -97,13 +99,13 @@ type Team struct {
 
 // User is a person or service that owns keys and carries its own budget.
 type User struct {
-	ID             int64   `gorm:"primaryKey"`
-	Name           string  `gorm:"size:200;not null;uniqueIndex"`
-	Email          string  `gorm:"size:320;not null;default:''"`
-	TeamID         *int64  `gorm:"index"`
-	Team           *Team   `gorm:"constraint:OnDelete:SET NULL"`
+	ID             int64  `gorm:"primaryKey"`
+	Name           string `gorm:"size:200;not null;uniqueIndex"`
+	Email          string `gorm:"size:320;not null;default:''"`
+	TeamID         *int64 `gorm:"index"`
+	Team           *Team  `gorm:"constraint:OnDelete:SET NULL"`
 	MaxBudgetUSD   *float64
-	BudgetDuration string  `gorm:"size:20;not null;default:''"`
+	BudgetDuration string `gorm:"size:20;not null;default:''"`
 	BudgetResetAt  *time.Time
 	SpendUSD       float64 `gorm:"not null;default:0"`
 	CreatedAt      time.Time
@@ -150,17 +152,17 @@ type RequestLog struct {
 	Model            string `gorm:"size:500;not null;default:'';index"`
 	DeploymentID     *int64 `gorm:"index"`
 	ProviderID       *int64
-	ProviderName     string `gorm:"size:200;not null;default:''"`
-	UpstreamModel    string `gorm:"size:500;not null;default:''"`
-	Endpoint         string `gorm:"size:100;not null;default:''"`
-	Stream           bool   `gorm:"not null;default:false"`
-	Status           int    `gorm:"not null;default:0;index"`
-	LatencyMS        int64  `gorm:"not null;default:0"`
-	TTFBMS           int64  `gorm:"not null;default:0"`
-	InputTokens      int64  `gorm:"not null;default:0"`
-	OutputTokens     int64  `gorm:"not null;default:0"`
-	CacheReadTokens  int64  `gorm:"not null;default:0"`
-	CacheWriteTokens int64  `gorm:"not null;default:0"`
+	ProviderName     string  `gorm:"size:200;not null;default:''"`
+	UpstreamModel    string  `gorm:"size:500;not null;default:''"`
+	Endpoint         string  `gorm:"size:100;not null;default:''"`
+	Stream           bool    `gorm:"not null;default:false"`
+	Status           int     `gorm:"not null;default:0;index"`
+	LatencyMS        int64   `gorm:"not null;default:0"`
+	TTFBMS           int64   `gorm:"not null;default:0"`
+	InputTokens      int64   `gorm:"not null;default:0"`
+	OutputTokens     int64   `gorm:"not null;default:0"`
+	CacheReadTokens  int64   `gorm:"not null;default:0"`
+	CacheWriteTokens int64   `gorm:"not null;default:0"`
 	CostUSD          float64 `gorm:"not null;default:0"`
 	Attempts         int     `gorm:"not null;default:0"`
 	Fallback         string  `gorm:"size:500;not null;default:''"`

@@ -1,0 +1,187 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"gateway/models"
+)
+
+// keyInput is the body of POST /api/keys.
+type keyInput struct {
+	Name           string     `json:"name" validate:"required,max=200,singleline"`
+	Models         []string   `json:"models" validate:"max=1000,dive,required,max=500,publicname"`
+	MaxBudgetUSD   *float64   `json:"max_budget_usd" validate:"omitnil,gte=0"`
+	BudgetDuration string     `json:"budget_duration" validate:"omitempty,budgetduration"`
+	RPMLimit       *int       `json:"rpm_limit" validate:"omitnil,gte=0"`
+	TPMLimit       *int       `json:"tpm_limit" validate:"omitnil,gte=0"`
+	UserID         *int64     `json:"user_id" validate:"omitnil,gt=0"`
+	TeamID         *int64     `json:"team_id" validate:"omitnil,gt=0"`
+	ExpiresAt      *timestamp `json:"expires_at"`
+}
+
+// keyPatchInput is the body of PATCH /api/keys/{id}.
+type keyPatchInput struct {
+	keyInput
+	Revoked bool `json:"revoked"`
+}
+
+func keyInputOf(k *models.VirtualKey) keyInput {
+	return keyInput{
+		Name:           k.Name,
+		Models:         k.Models,
+		MaxBudgetUSD:   k.MaxBudgetUSD,
+		BudgetDuration: k.BudgetDuration,
+		RPMLimit:       k.RPMLimit,
+		TPMLimit:       k.TPMLimit,
+		UserID:         k.UserID,
+		TeamID:         k.TeamID,
+		ExpiresAt:      timestampOf(k.ExpiresAt),
+	}
+}
+
+func (in *keyInput) applyTo(k *models.VirtualKey) {
+	k.Name = in.Name
+	k.Models = models.StringList(in.Models)
+	if k.Models == nil {
+		k.Models = models.StringList{}
+	}
+	k.MaxBudgetUSD = in.MaxBudgetUSD
+	k.BudgetDuration = in.BudgetDuration
+	k.RPMLimit = in.RPMLimit
+	k.TPMLimit = in.TPMLimit
+	k.UserID = in.UserID
+	k.TeamID = in.TeamID
+	k.ExpiresAt = in.ExpiresAt.timePtr()
+}
+
+// keyJSON is a virtual key in API answers: its hint, never its hash.
+type keyJSON struct {
+	ID             int64      `json:"id"`
+	Name           string     `json:"name"`
+	KeyHint        string     `json:"key_hint"`
+	Models         []string   `json:"models"`
+	MaxBudgetUSD   *float64   `json:"max_budget_usd"`
+	BudgetDuration string     `json:"budget_duration"`
+	SpendUSD       float64    `json:"spend_usd"`
+	RPMLimit       *int       `json:"rpm_limit"`
+	TPMLimit       *int       `json:"tpm_limit"`
+	UserID         *int64     `json:"user_id"`
+	TeamID         *int64     `json:"team_id"`
+	ExpiresAt      *time.Time `json:"expires_at"`
+	Revoked        bool       `json:"revoked"`
+	RevokedAt      *time.Time `json:"revoked_at"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+}
+
+// newKeyJSON is the answer to POST /api/keys: the only time the key is shown.
+type newKeyJSON struct {
+	keyJSON
+	Key string `json:"key"`
+}
+
+func keyJSONOf(k *models.VirtualKey) keyJSON {
+	ms := []string(k.Models)
+	if ms == nil {
+		ms = []string{}
+	}
+	return keyJSON{
+		ID:             k.ID,
+		Name:           k.Name,
+		KeyHint:        k.KeyHint,
+		Models:         ms,
+		MaxBudgetUSD:   k.MaxBudgetUSD,
+		BudgetDuration: k.BudgetDuration,
+		SpendUSD:       k.SpendUSD,
+		RPMLimit:       k.RPMLimit,
+		TPMLimit:       k.TPMLimit,
+		UserID:         k.UserID,
+		TeamID:         k.TeamID,
+		ExpiresAt:      k.ExpiresAt,
+		Revoked:        k.RevokedAt != nil,
+		RevokedAt:      k.RevokedAt,
+		CreatedAt:      k.CreatedAt,
+		UpdatedAt:      k.UpdatedAt,
+	}
+}
+
+// createKey handles POST /api/keys.
+func (a *App) createKey(w http.ResponseWriter, r *http.Request) {
+	var in keyInput
+	if err := a.decodeBody(w, r, &in); err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	var k models.VirtualKey
+	in.applyTo(&k)
+	secret, err := a.store.CreateKey(r.Context(), &k)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	a.written(w, r, http.StatusCreated, newKeyJSON{keyJSON: keyJSONOf(&k), Key: secret})
+}
+
+// listKeys handles GET /api/keys.
+func (a *App) listKeys(w http.ResponseWriter, r *http.Request) {
+	ks, err := a.store.ListKeys(r.Context())
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	out := make([]keyJSON, len(ks))
+	for i := range ks {
+		out[i] = keyJSONOf(&ks[i])
+	}
+	a.writeJSON(w, r, http.StatusOK, out)
+}
+
+// updateKey handles PATCH /api/keys/{id}; "revoked": true revokes the key,
+// false restores it.
+func (a *App) updateKey(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "key")
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	k, err := a.store.UpdateKey(r.Context(), id, func(k *models.VirtualKey) error {
+		in := keyPatchInput{keyInput: keyInputOf(k), Revoked: k.RevokedAt != nil}
+		if err := a.applyBody(body, &in); err != nil {
+			return err
+		}
+		in.applyTo(k)
+		switch {
+		case !in.Revoked:
+			k.RevokedAt = nil
+		case k.RevokedAt == nil:
+			now := time.Now().UTC()
+			k.RevokedAt = &now
+		}
+		return nil
+	})
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	a.written(w, r, http.StatusOK, keyJSONOf(k))
+}
+
+// deleteKey handles DELETE /api/keys/{id}.
+func (a *App) deleteKey(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "key")
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	if err := a.store.DeleteKey(r.Context(), id); err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	a.written(w, r, http.StatusNoContent, nil)
+}

@@ -1,0 +1,117 @@
+// Package handlers is the admin listener: the admin web app (templ + htmx),
+// the JSON management API under /api, and /healthz.
+package handlers
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-playground/validator/v10"
+	"github.com/gorilla/sessions"
+
+	"gateway/models"
+	"gateway/static"
+)
+
+// Reloader rebuilds the proxy's in-memory routing snapshot after an admin write.
+type Reloader interface {
+	Reload(ctx context.Context) error
+}
+
+// Options configures the admin handlers.
+type Options struct {
+	Logger *slog.Logger // nil → discard
+	// MasterKey is GATEWAY_MASTER_KEY; empty → the API accepts only admin sessions.
+	MasterKey string
+	// SessionKey signs and encrypts the session cookie: at least 32 bytes,
+	// stable across restarts (main derives it from GATEWAY_SECRET).
+	SessionKey []byte
+	// SecureCookies sets Secure on cookies (TLS in front).
+	SecureCookies bool
+	// Reloader may be nil in tests.
+	Reloader Reloader
+}
+
+// App serves the admin listener. Build it with New.
+type App struct {
+	store        *models.Store
+	log          *slog.Logger
+	masterKey    [sha256.Size]byte
+	hasMasterKey bool
+	sessions     *sessions.CookieStore
+	reloader     Reloader
+	validate     *validator.Validate
+	throttle     *loginThrottle
+	assetVersion string
+	handler      http.Handler
+}
+
+// Admin sessions last at most this long after sign-in.
+const sessionMaxAge = 12 * time.Hour
+
+// New returns the admin handlers over store.
+func New(store *models.Store, opts Options) (*App, error) {
+	if store == nil {
+		return nil, errors.New("handlers: nil store")
+	}
+	if len(opts.SessionKey) < 32 {
+		return nil, fmt.Errorf("handlers: session key has %d bytes, need at least 32", len(opts.SessionKey))
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	version, err := assetVersion(static.FS)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{
+		store:        store,
+		log:          logger.With("component", "admin"),
+		hasMasterKey: opts.MasterKey != "",
+		sessions:     newCookieStore(opts.SessionKey, opts.SecureCookies),
+		reloader:     opts.Reloader,
+		validate:     newValidator(),
+		throttle:     newLoginThrottle(5, 15*time.Minute),
+		assetVersion: version,
+	}
+	if a.hasMasterKey {
+		a.masterKey = sha256.Sum256([]byte(opts.MasterKey))
+	}
+	a.handler = a.withRequestLog(a.withSecurityHeaders(a.routes()))
+	return a, nil
+}
+
+// ServeHTTP serves the whole admin listener.
+func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a.handler.ServeHTTP(w, r)
+}
+
+// assetVersion is a short hash of every static file, put into asset URLs so
+// that browsers may cache them for good.
+func assetVersion(fsys fs.FS) (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", path, len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("handlers: hash static files: %w", err)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))[:12], nil
+}

@@ -1,0 +1,142 @@
+package handlers
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"gateway/models"
+	"gateway/views"
+)
+
+// modelEntryInput is a model entry as the API's JSON and the Models page's
+// form send it: both decode into it and validate it with the same rules.
+type modelEntryInput struct {
+	PublicName    string `json:"public_name" validate:"required,max=500,publicname"`
+	ProviderID    int64  `json:"provider_id" validate:"required,gt=0"`
+	UpstreamModel string `json:"upstream_model" validate:"required,max=500,singleline"`
+	// Weight nil is unset, which is not 0.
+	Weight          *float64 `json:"weight" validate:"omitnil,gte=0"`
+	CooldownSeconds *int     `json:"cooldown_seconds" validate:"omitnil,gte=0"`
+	TimeoutSeconds  *int     `json:"timeout_seconds" validate:"omitnil,gt=0"`
+	ContextWindow   *int     `json:"context_window" validate:"omitnil,gt=0"`
+	InputPrice      *float64 `json:"input_price" validate:"omitnil,gte=0"`
+	OutputPrice     *float64 `json:"output_price" validate:"omitnil,gte=0"`
+	CacheReadPrice  *float64 `json:"cache_read_price" validate:"omitnil,gte=0"`
+	// Enabled nil is the default: enabled.
+	Enabled *bool `json:"enabled"`
+}
+
+// modelEntryInputOf is the entry's current state, the base a PATCH applies to.
+func modelEntryInputOf(d *models.Deployment) modelEntryInput {
+	return modelEntryInput{
+		PublicName:      d.PublicName,
+		ProviderID:      d.ProviderID,
+		UpstreamModel:   d.UpstreamModel,
+		Weight:          d.Weight,
+		CooldownSeconds: d.CooldownSeconds,
+		TimeoutSeconds:  d.TimeoutSeconds,
+		ContextWindow:   d.ContextWindow,
+		InputPrice:      &d.InputPrice,
+		OutputPrice:     &d.OutputPrice,
+		CacheReadPrice:  d.CacheReadPrice,
+		Enabled:         &d.Enabled,
+	}
+}
+
+// applyTo writes the input onto d, defaults included.
+func (in *modelEntryInput) applyTo(d *models.Deployment) {
+	d.PublicName = in.PublicName
+	d.ProviderID = in.ProviderID
+	d.UpstreamModel = in.UpstreamModel
+	d.Weight = in.Weight
+	d.CooldownSeconds = in.CooldownSeconds
+	d.TimeoutSeconds = in.TimeoutSeconds
+	d.ContextWindow = in.ContextWindow
+	d.InputPrice = valueOr(in.InputPrice, 0)
+	d.OutputPrice = valueOr(in.OutputPrice, 0)
+	d.CacheReadPrice = in.CacheReadPrice
+	d.Enabled = valueOr(in.Enabled, true)
+}
+
+func valueOr[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// parseModelEntryForm reads the add-entry form into the input. Numbers that
+// do not parse are field errors; blank optional fields are unset.
+func parseModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValues, *inputError) {
+	v := views.ModelEntryValues{
+		PublicName:      strings.TrimSpace(r.PostFormValue("public_name")),
+		ProviderID:      strings.TrimSpace(r.PostFormValue("provider_id")),
+		UpstreamModel:   strings.TrimSpace(r.PostFormValue("upstream_model")),
+		Weight:          strings.TrimSpace(r.PostFormValue("weight")),
+		CooldownSeconds: strings.TrimSpace(r.PostFormValue("cooldown_seconds")),
+		InputPrice:      strings.TrimSpace(r.PostFormValue("input_price")),
+		OutputPrice:     strings.TrimSpace(r.PostFormValue("output_price")),
+	}
+	p := formParser{}
+	in := modelEntryInput{
+		PublicName:      v.PublicName,
+		UpstreamModel:   v.UpstreamModel,
+		Weight:          p.float("weight", v.Weight),
+		CooldownSeconds: p.int("cooldown_seconds", v.CooldownSeconds),
+		InputPrice:      p.float("input_price", v.InputPrice),
+		OutputPrice:     p.float("output_price", v.OutputPrice),
+	}
+	if id := p.int("provider_id", v.ProviderID); id != nil {
+		in.ProviderID = int64(*id)
+	}
+	return in, v, p.err
+}
+
+// formParser collects the errors of form fields that must be numbers.
+type formParser struct {
+	err *inputError
+}
+
+func (p *formParser) fail(field, msg string) {
+	if p.err == nil {
+		p.err = &inputError{}
+	}
+	p.err.fields = append(p.err.fields, fieldError{Field: field, Message: msg})
+}
+
+func (p *formParser) float(field, s string) *float64 {
+	if s == "" {
+		return nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		p.fail(field, "must be a number")
+		return nil
+	}
+	return &f
+}
+
+func (p *formParser) int(field, s string) *int {
+	if s == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		p.fail(field, "must be a whole number")
+		return nil
+	}
+	return &n
+}
+
+// storeModelEntry stores the entry described by in.
+func (a *App) storeModelEntry(ctx context.Context, in *modelEntryInput) (*models.Deployment, error) {
+	var d models.Deployment
+	in.applyTo(&d)
+	if err := a.store.CreateDeployment(ctx, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}

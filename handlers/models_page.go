@@ -1,0 +1,169 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"gateway/models"
+	"gateway/views"
+)
+
+// showModels shows the Models page.
+func (a *App) showModels(w http.ResponseWriter, r *http.Request) {
+	vm, err := a.modelsPage(r, views.ModelEntryForm{})
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	a.renderPage(w, r, http.StatusOK, "Models", "models", views.ModelsContent(vm))
+}
+
+// createModelEntry adds a model entry from the form. Bad input re-renders the
+// form with its errors in place, 422: the form alone for htmx (which swaps
+// 422, see views.HTMXConfig), the whole page otherwise.
+func (a *App) createModelEntry(w http.ResponseWriter, r *http.Request) {
+	in, values, err := a.readModelEntryForm(r)
+	if err == nil {
+		_, err = a.storeModelEntry(r.Context(), &in)
+		if storeErr, ok := storeInputError(err); ok {
+			err = storeErr
+		}
+	}
+	var input *inputError
+	if errors.As(err, &input) {
+		a.rerenderModelEntryForm(w, r, values, input)
+		return
+	}
+	if err == nil {
+		err = a.reload(r.Context())
+	}
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	seeOther(w, r, "/models")
+}
+
+// readModelEntryForm parses and validates the form with the API's rules.
+func (a *App) readModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValues, error) {
+	in, values, parseErr := parseModelEntryForm(r)
+	err := a.validateStruct(&in)
+	var input *inputError
+	if !errors.As(err, &input) {
+		if parseErr != nil {
+			return in, values, parseErr
+		}
+		return in, values, err
+	}
+	if parseErr != nil {
+		// Parse errors first: "must be a number" says more than "is required".
+		input.fields = append(parseErr.fields, input.fields...)
+	}
+	return in, values, input
+}
+
+func (a *App) rerenderModelEntryForm(w http.ResponseWriter, r *http.Request, values views.ModelEntryValues, input *inputError) {
+	form := views.ModelEntryForm{Values: values, Errors: input.byField()}
+	if isHTMX(r) {
+		providers, err := a.store.ListProviders(r.Context())
+		if err != nil {
+			a.pageError(w, r, err)
+			return
+		}
+		form.CSRFToken = sessionFrom(r.Context()).csrfToken()
+		form.Providers = providerOptions(providers)
+		w.Header().Add("Vary", "HX-Request")
+		a.render(w, r, http.StatusUnprocessableEntity, views.ModelEntryFormPartial(form))
+		return
+	}
+	vm, err := a.modelsPage(r, form)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	a.renderPage(w, r, http.StatusUnprocessableEntity, "Models", "models", views.ModelsContent(vm))
+}
+
+// modelsPage builds the Models page's view model around form.
+func (a *App) modelsPage(r *http.Request, form views.ModelEntryForm) (views.ModelsPage, error) {
+	providers, err := a.store.ListProviders(r.Context())
+	if err != nil {
+		return views.ModelsPage{}, err
+	}
+	entries, err := a.store.ListDeployments(r.Context())
+	if err != nil {
+		return views.ModelsPage{}, err
+	}
+	form.CSRFToken = sessionFrom(r.Context()).csrfToken()
+	form.Providers = providerOptions(providers)
+	vm := views.ModelsPage{Pools: poolsOf(entries), Form: form}
+	if len(providers) == 0 {
+		vm.ProviderHint = addProviderHint(r)
+	}
+	return vm, nil
+}
+
+// poolsOf groups entries, which the store orders by public name, into pools.
+func poolsOf(entries []models.Deployment) []views.Pool {
+	var pools []views.Pool
+	for i := range entries {
+		d := &entries[i]
+		if n := len(pools); n == 0 || pools[n-1].PublicName != d.PublicName {
+			pools = append(pools, views.Pool{PublicName: d.PublicName, Wildcard: d.IsWildcard()})
+		}
+		p := &pools[len(pools)-1]
+		p.Members = append(p.Members, modelEntryRow(d))
+	}
+	return pools
+}
+
+func modelEntryRow(d *models.Deployment) views.ModelEntry {
+	e := views.ModelEntry{
+		ID:            d.ID,
+		Provider:      d.Provider.Name,
+		UpstreamModel: d.UpstreamModel,
+		Weight:        "unset",
+		WeightUnset:   d.Weight == nil,
+		Cooldown:      "default",
+		InputPrice:    formatNumber(d.InputPrice),
+		OutputPrice:   formatNumber(d.OutputPrice),
+		Enabled:       d.Enabled,
+	}
+	if d.Weight != nil {
+		e.Weight = formatNumber(*d.Weight)
+	}
+	switch {
+	case d.CooldownSeconds == nil:
+	case *d.CooldownSeconds == 0:
+		e.Cooldown = "off"
+	default:
+		e.Cooldown = strconv.Itoa(*d.CooldownSeconds) + " s"
+	}
+	return e
+}
+
+func providerOptions(ps []models.Provider) []views.Option {
+	opts := make([]views.Option, len(ps))
+	for i, p := range ps {
+		opts[i] = views.Option{Value: strconv.FormatInt(p.ID, 10), Label: fmt.Sprintf("%s (%s)", p.Name, p.APIType)}
+	}
+	return opts
+}
+
+func formatNumber(f float64) string {
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// addProviderHint is the curl command that adds a first provider.
+func addProviderHint(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return "curl -X POST " + scheme + "://" + r.Host + "/api/providers \\\n" +
+		"  -H \"Authorization: Bearer $GATEWAY_MASTER_KEY\" \\\n" +
+		"  -H \"Content-Type: application/json\" \\\n" +
+		`  -d '{"name": "openai", "api_type": "openai", "base_url": "https://api.openai.com/v1", "api_key": "sk-..."}'`
+}

@@ -1,0 +1,71 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+)
+
+// writeJSON answers v as JSON. API answers are never cached: one of them
+// carries a new virtual key.
+func (a *App) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+		a.logger(r.Context()).Error("encode JSON answer", "err", err)
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error":{"message":"internal error"}}` + "\n")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if _, err := buf.WriteTo(w); err != nil {
+		a.logger(r.Context()).Debug("write JSON answer", "err", err)
+	}
+}
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Message string `json:"message"`
+}
+
+// apiError answers err as {"error":{"message":…}} with its status.
+func (a *App) apiError(w http.ResponseWriter, r *http.Request, err error) {
+	status, msg := errorStatus(err)
+	a.logError(r, status, err)
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="gateway admin"`)
+	}
+	a.writeJSON(w, r, status, errorBody{Error: errorDetail{Message: msg}})
+}
+
+// logError logs server faults with their details; a caller's mistake is only
+// worth a debug line.
+func (a *App) logError(r *http.Request, status int, err error) {
+	if status >= 500 {
+		a.logger(r.Context()).Error("admin request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		return
+	}
+	a.logger(r.Context()).Debug("admin request refused", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+}
+
+// written finishes a successful API write: it rebuilds the routing table and
+// answers v (nothing when v is nil) with status.
+func (a *App) written(w http.ResponseWriter, r *http.Request, status int, v any) {
+	if err := a.reload(r.Context()); err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	if v == nil {
+		w.WriteHeader(status)
+		return
+	}
+	a.writeJSON(w, r, status, v)
+}
+
+func (a *App) apiNotFound(w http.ResponseWriter, r *http.Request) {
+	a.writeJSON(w, r, http.StatusNotFound, errorBody{Error: errorDetail{Message: "no API route " + r.Method + " " + r.URL.Path}})
+}

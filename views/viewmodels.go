@@ -1,0 +1,93 @@
+// Package views holds the admin web app's templ components. Components take
+// the view models below, never ORM structs: the handlers translate, so that
+// nothing a page must not show (a provider's key) can reach a template.
+package views
+
+// Page is what the layout needs from the current request.
+type Page struct {
+	Title string
+	// Active names the nav item to highlight: "dashboard", "models", …
+	Active string
+	// Username is the signed-in admin; empty on the login page, which has no nav.
+	Username  string
+	CSRFToken string
+	// AssetVersion busts caches of /static/ files when they change.
+	AssetVersion string
+}
+
+// LoginForm is the sign-in form.
+type LoginForm struct {
+	CSRFToken string
+	Username  string
+	Error     string
+}
+
+// Dashboard holds the counts shown on the dashboard.
+type Dashboard struct {
+	Providers    int
+	ModelEntries int
+	Pools        int
+	Keys         int
+}
+
+// ModelsPage lists every pool and holds the add-entry form.
+type ModelsPage struct {
+	Pools []Pool
+	// ProviderHint is a curl command that adds a provider, shown while there is none.
+	ProviderHint string
+	Form         ModelEntryForm
+}
+
+// Pool is every model entry sharing one public name.
+type Pool struct {
+	PublicName string
+	Wildcard   bool
+	Members    []ModelEntry
+}
+
+// ModelEntry is one row of a pool, already formatted for display.
+type ModelEntry struct {
+	ID            int64
+	Provider      string
+	UpstreamModel string
+	// Weight is "unset" when the entry has none (which is not 0).
+	Weight      string
+	WeightUnset bool
+	Cooldown    string
+	InputPrice  string
+	OutputPrice string
+	Enabled     bool
+}
+
+// Option is one choice of a select.
+type Option struct {
+	Value string
+	Label string
+}
+
+// ModelEntryForm is the add-entry form: what was typed and what is wrong with it.
+type ModelEntryForm struct {
+	CSRFToken string
+	Providers []Option
+	Values    ModelEntryValues
+	// Errors maps a field name (public_name, weight, …) to its message.
+	Errors map[string]string
+}
+
+// ModelEntryValues are the form's fields as typed.
+type ModelEntryValues struct {
+	PublicName      string
+	ProviderID      string
+	UpstreamModel   string
+	Weight          string
+	CooldownSeconds string
+	InputPrice      string
+	OutputPrice     string
+}
+
+// Message is a simple page with a heading and a line of text.
+type Message struct {
+	Heading string
+	Text    string
+	TestID  string
+}
