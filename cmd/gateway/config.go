@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+)
+
+// Config is every setting of the gateway. Each is a flag and an environment
+// variable; a flag wins over the variable, which wins over the default.
+type Config struct {
+	ProxyAddr     string
+	AdminAddr     string
+	DatabaseURL   string
+	DataDir       string
+	MasterKey     string
+	Secret        string
+	AdminPassword string
+	LogLevel      string
+	MaxBodyMB     int
+	RedisURL      string
+}
+
+// setting describes one Config field for flags, environment and --help.
+type setting struct {
+	flag, env, def, usage string
+	target                *string
+}
+
+func (c *Config) settings() []setting {
+	return []setting{
+		{"proxy-addr", "GATEWAY_PROXY_ADDR", "127.0.0.1:4000", "address of the proxy listener (/v1/…)", &c.ProxyAddr},
+		{"admin-addr", "GATEWAY_ADMIN_ADDR", "127.0.0.1:8080", "address of the admin web app and /api", &c.AdminAddr},
+		{"database-url", "GATEWAY_DATABASE_URL", "", "postgres://… to use PostgreSQL; empty for the embedded SQLite in the data dir", &c.DatabaseURL},
+		{"data-dir", "GATEWAY_DATA_DIR", "./data", "directory of the SQLite database and the generated secret", &c.DataDir},
+		{"master-key", "GATEWAY_MASTER_KEY", "", "bearer token for the management API (/api); empty: admin sessions only", &c.MasterKey},
+		{"secret", "GATEWAY_SECRET", "", "encrypts provider keys and signs sessions; empty: generated once into the data dir (replicas must share one)", &c.Secret},
+		{"admin-password", "GATEWAY_ADMIN_PASSWORD", "", "password of the first admin user, when none exists yet; empty: a one-time password is printed", &c.AdminPassword},
+		{"log-level", "GATEWAY_LOG_LEVEL", "info", "debug, info, warn or error", &c.LogLevel},
+		{"max-body-mb", "GATEWAY_MAX_BODY_MB", "32", "request body limit in MiB; larger requests get 413", nil},
+		{"redis-url", "GATEWAY_REDIS_URL", "", "shares cooldowns, sticky bindings and rate limits between replicas (not used yet)", &c.RedisURL},
+	}
+}
+
+// parseConfig reads flags from args and variables through getenv.
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
+	var c Config
+	var maxBody string
+	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	for _, s := range c.settings() {
+		def := s.def
+		if v := getenv(s.env); v != "" {
+			def = v
+		}
+		target := s.target
+		if target == nil {
+			target = &maxBody
+		}
+		fs.StringVar(target, s.flag, def, fmt.Sprintf("%s (env %s)", s.usage, s.env))
+	}
+	fs.Usage = func() { usage(fs, stderr) }
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	n, err := strconv.Atoi(maxBody)
+	if err != nil || n <= 0 {
+		return c, fmt.Errorf("max-body-mb: want a positive integer, got %q", maxBody)
+	}
+	c.MaxBodyMB = n
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `gateway: a self-hosted LLM gateway.
+
+Usage:
+  gateway [serve] [flags]   run the proxy and the admin web app (the default)
+  gateway version           print the version
+
+Every flag is also an environment variable; a flag wins.
+
+Flags:
+`)
+	fs.PrintDefaults()
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(strings.ToUpper(s))); err != nil {
+		return 0, errors.New("log-level: want debug, info, warn or error")
+	}
+	return l, nil
+}

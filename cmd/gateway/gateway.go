@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"gateway/handlers"
+	"gateway/models"
+	"gateway/proxy"
+)
+
+// shutdownTimeout bounds how long in-flight requests and streams may take to
+// finish after a signal.
+const shutdownTimeout = 30 * time.Second
+
+// Gateway is a running gateway: database, proxy and admin servers.
+type Gateway struct {
+	logger  *slog.Logger
+	db      *models.DB
+	Store   *models.Store
+	proxy   *proxy.Server
+	proxyLn net.Listener
+	adminLn net.Listener
+	proxySv *http.Server
+	adminSv *http.Server
+	served  chan error
+
+	shutdownOnce sync.Once
+	shutdownErr  error
+}
+
+// Start opens and migrates the database, bootstraps the first admin and key,
+// builds the routing snapshot and starts both listeners.
+func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (g *Gateway, err error) {
+	level, err := parseLevel(cfg.LogLevel)
+	if err != nil {
+		return nil, err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	g = &Gateway{logger: logger, served: make(chan error, 2)}
+	defer func() {
+		if err != nil {
+			g.closeEarly()
+		}
+	}()
+	secret, err := g.openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := bootstrap(ctx, g.Store, cfg, stdout, logger); err != nil {
+		return nil, err
+	}
+	g.proxy = proxy.New(g.Store, proxy.Options{
+		Logger:       logger,
+		MaxBodyBytes: int64(cfg.MaxBodyMB) << 20,
+	})
+	if err := g.proxy.Reload(ctx); err != nil {
+		return nil, fmt.Errorf("build routing table: %w", err)
+	}
+	admin, err := handlers.New(g.Store, handlers.Options{
+		Logger:     logger,
+		MasterKey:  cfg.MasterKey,
+		SessionKey: deriveKey(secret, "gateway admin sessions v1"),
+		Reloader:   g.proxy,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("admin: %w", err)
+	}
+	if err := g.listen(cfg, admin); err != nil {
+		return nil, err
+	}
+	if cfg.RedisURL != "" {
+		logger.Warn("GATEWAY_REDIS_URL is set but not used yet: cooldowns, sticky bindings and limits stay in this process")
+	}
+	logger.Info("gateway started", "proxy", "http://"+g.ProxyAddr(), "admin", "http://"+g.AdminAddr(), "database", g.db.Dialect)
+	return g, nil
+}
+
+// openStore opens and migrates the database and returns the gateway secret
+// its provider keys are sealed with.
+func (g *Gateway) openStore(ctx context.Context, cfg Config) (string, error) {
+	db, err := models.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return "", err
+	}
+	g.db = db
+	if err := db.Migrate(ctx); err != nil {
+		return "", err
+	}
+	if db.Dialect == models.DialectPostgres && cfg.Secret == "" {
+		g.logger.Warn("GATEWAY_SECRET is unset: provider keys are sealed with a key generated into the data dir; replicas on this database must share one GATEWAY_SECRET")
+	}
+	secret, err := models.LoadOrCreateSecret(cfg.Secret, cfg.DataDir)
+	if err != nil {
+		return "", err
+	}
+	c, err := models.NewCipher(secret)
+	if err != nil {
+		return "", err
+	}
+	g.Store = models.NewStore(db, c)
+	return secret, nil
+}
+
+func (g *Gateway) listen(cfg Config, admin http.Handler) error {
+	var err error
+	if g.proxyLn, err = net.Listen("tcp", cfg.ProxyAddr); err != nil {
+		return fmt.Errorf("proxy listener: %w", err)
+	}
+	if g.adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
+		return fmt.Errorf("admin listener: %w", err)
+	}
+	errLog := slog.NewLogLogger(g.logger.Handler(), slog.LevelWarn)
+	// No write timeout on the proxy: streams last as long as the model writes.
+	g.proxySv = &http.Server{Handler: g.proxy, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: errLog}
+	g.adminSv = &http.Server{Handler: admin, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: errLog}
+	go func() { g.served <- serveUntilClosed(g.proxySv, g.proxyLn) }()
+	go func() { g.served <- serveUntilClosed(g.adminSv, g.adminLn) }()
+	return nil
+}
+
+func serveUntilClosed(s *http.Server, ln net.Listener) error {
+	if err := s.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// ProxyAddr is the proxy listener's address, e.g. 127.0.0.1:4000.
+func (g *Gateway) ProxyAddr() string { return g.proxyLn.Addr().String() }
+
+// AdminAddr is the admin listener's address.
+func (g *Gateway) AdminAddr() string { return g.adminLn.Addr().String() }
+
+// Shutdown stops taking requests, lets in-flight requests and streams finish
+// (at most shutdownTimeout), drains the request-log writer, then closes the
+// database. Calling it again returns the first call's result.
+func (g *Gateway) Shutdown(ctx context.Context) error {
+	g.shutdownOnce.Do(func() { g.shutdownErr = g.shutdown(ctx) })
+	return g.shutdownErr
+}
+
+func (g *Gateway) shutdown(ctx context.Context) error {
+	g.logger.Info("shutting down: finishing in-flight requests")
+	streamsCtx, cancel := context.WithTimeout(ctx, shutdownTimeout)
+	defer cancel()
+	errs := []error{g.adminSv.Shutdown(streamsCtx), g.proxySv.Shutdown(streamsCtx)}
+	if errs[0] != nil || errs[1] != nil {
+		// Past the bound: cut what is left rather than hang.
+		errs = append(errs, g.adminSv.Close(), g.proxySv.Close())
+	}
+	errs = append(errs, <-g.served, <-g.served)
+	errs = append(errs, g.proxy.Close(ctx), g.db.Close())
+	g.logger.Info("gateway stopped")
+	return errors.Join(errs...)
+}
+
+// closeEarly releases what a failed Start had opened.
+func (g *Gateway) closeEarly() {
+	for _, ln := range []net.Listener{g.proxyLn, g.adminLn} {
+		if ln != nil {
+			ln.Close()
+		}
+	}
+	if g.proxy != nil {
+		g.proxy.Close(context.Background())
+	}
+	if g.db != nil {
+		g.db.Close()
+	}
+}
+
+// deriveKey derives a purpose-bound 64-byte key from the gateway secret.
+func deriveKey(secret, purpose string) []byte {
+	var out []byte
+	for _, part := range []string{"auth", "encrypt"} {
+		m := hmac.New(sha256.New, []byte(secret))
+		m.Write([]byte(purpose + "/" + part))
+		out = m.Sum(out)
+	}
+	return out
+}

@@ -1,0 +1,126 @@
+package proxy
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"gateway/models"
+)
+
+const endpointChat = "/v1/chat/completions"
+
+// chatCompletions serves POST /v1/chat/completions for openai-type members.
+func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
+	x := s.begin(w, endpointChat)
+	defer s.finish(x)
+	if err := s.serveChat(w, r, x); err != nil {
+		s.fail(w, x, err)
+	}
+}
+
+func (s *Server) serveChat(w http.ResponseWriter, r *http.Request, x *exchange) error {
+	snap, req, err := s.admitChat(w, r, x)
+	if err != nil {
+		return err
+	}
+	m, rt, err := s.pick(snap, req.model)
+	if err != nil {
+		return err
+	}
+	upstreamModel := m.upstreamModelFor(rt)
+	x.setMember(m, upstreamModel)
+	setGatewayHeaders(w.Header(), m, upstreamModel)
+	if err := m.provider.chatError(); err != nil {
+		return err
+	}
+	body := req.rewrite(upstreamModel)
+	if req.stream {
+		return s.streamChat(w, r, x, body, req.wantsUsage)
+	}
+	return s.relayChat(w, r, x, body)
+}
+
+// admitChat runs every check that needs no upstream: readiness, the key, the
+// body, and the key's allow-list.
+func (s *Server) admitChat(w http.ResponseWriter, r *http.Request, x *exchange) (*snapshot, *chatRequest, error) {
+	snap := s.snap.Load()
+	if snap == nil {
+		return nil, nil, errNotReady()
+	}
+	key, err := snap.authenticate(r.Header, x.start)
+	if err != nil {
+		return nil, nil, err
+	}
+	x.setKey(key)
+	body, err := readBody(w, r, s.maxBody)
+	if err != nil {
+		return nil, nil, err
+	}
+	req, err := parseChatRequest(body)
+	if err != nil {
+		return nil, nil, err
+	}
+	x.row.Model, x.row.Stream = req.model, req.stream
+	if !key.allows(req.model) {
+		return nil, nil, errModelNotAllowed(req.model)
+	}
+	return snap, req, nil
+}
+
+// pick finds the pool for a model and lets the selector choose its member.
+func (s *Server) pick(snap *snapshot, model string) (*member, route, error) {
+	rt, ok := snap.route(model)
+	if !ok {
+		return nil, rt, errNoDeployments(model)
+	}
+	m := s.selector.selectMember(rt.pool.members)
+	if m == nil {
+		return nil, rt, errNoDeployments(model)
+	}
+	return m, rt, nil
+}
+
+// chatError says why the provider cannot take a chat completion, if it cannot.
+func (p *provider) chatError() error {
+	switch {
+	case p.err != nil:
+		return errProviderMisconfigured(p)
+	case p.apiType == models.APITypeAnthropic:
+		return errTranslationUnsupported(p)
+	}
+	return nil
+}
+
+// readBody reads the whole body, refusing more than limit bytes.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, errBodyTooLarge(limit)
+	}
+	var buf bytes.Buffer
+	if r.ContentLength > 0 {
+		// Room for the body and the final empty read, so it is never copied.
+		buf.Grow(int(r.ContentLength) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, errBodyTooLarge(limit)
+	case err != nil && r.Context().Err() != nil:
+		return nil, errClientGone
+	case err != nil:
+		return nil, errBadRequest("unreadable_body", "could not read the request body: "+err.Error())
+	}
+	return buf.Bytes(), nil
+}
+
+// setGatewayHeaders tells the caller who served: the body's model stays what
+// the upstream said.
+func setGatewayHeaders(h http.Header, m *member, upstreamModel string) {
+	h.Set("X-Gateway-Deployment-Id", strconv.FormatInt(m.id, 10))
+	h.Set("X-Gateway-Upstream-Model", upstreamModel)
+	h.Set("X-Gateway-Provider", m.provider.name)
+	h.Set("X-Gateway-Attempts", "1") // retries come with the router
+}

@@ -1,0 +1,192 @@
+package proxy
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestRewrite(t *testing.T) {
+	for _, tc := range []struct {
+		name, body, want string
+		wantsUsage       bool
+	}{
+		{
+			name: "model replaced, the rest byte for byte",
+			body: `{ "messages": [{"role":"user","content":"<b>&amp;</b> é \u00e9"}], "model" : "public/x", "temperature": 0.70 }`,
+			want: `{ "messages": [{"role":"user","content":"<b>&amp;</b> é \u00e9"}], "model" : "up-x", "temperature": 0.70 }`,
+		},
+		{
+			name: "stream without stream_options",
+			body: `{"model":"m","stream":true,"messages":[]}`,
+			want: `{"stream_options":{"include_usage":true},"model":"up-x","stream":true,"messages":[]}`,
+		},
+		{
+			name: "stream with empty stream_options",
+			body: `{"model":"m","stream":true,"stream_options":{ },"messages":[]}`,
+			want: `{"model":"up-x","stream":true,"stream_options":{"include_usage":true },"messages":[]}`,
+		},
+		{
+			name: "other stream_options kept",
+			body: `{"stream_options":{"include_obfuscation":false},"model":"m","stream":true,"messages":[]}`,
+			want: `{"stream_options":{"include_usage":true,"include_obfuscation":false},"model":"up-x","stream":true,"messages":[]}`,
+		},
+		{
+			name: "include_usage false switched on",
+			body: `{"model":"m","stream":true,"stream_options":{"include_usage":false},"messages":[]}`,
+			want: `{"model":"up-x","stream":true,"stream_options":{"include_usage":true},"messages":[]}`,
+		},
+		{
+			name: "stream_options null",
+			body: `{"model":"m","stream":true,"stream_options":null,"messages":[]}`,
+			want: `{"model":"up-x","stream":true,"stream_options":{"include_usage":true},"messages":[]}`,
+		},
+		{
+			name:       "caller asked for usage itself",
+			body:       `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[]}`,
+			want:       `{"model":"up-x","stream":true,"stream_options":{"include_usage":true},"messages":[]}`,
+			wantsUsage: true,
+		},
+		{
+			name: "not a stream: stream_options untouched",
+			body: `{"model":"m","stream":false,"stream_options":{"include_usage":false},"messages":[]}`,
+			want: `{"model":"up-x","stream":false,"stream_options":{"include_usage":false},"messages":[]}`,
+		},
+		{
+			name: "escaped key is still the model",
+			body: `{"mod\u0065l":"m","messages":[]}`,
+			want: `{"mod\u0065l":"up-x","messages":[]}`,
+		},
+		{
+			name: "model inside a message is not the model",
+			body: `{"messages":[{"model":"inner"}],"model":"m"}`,
+			want: `{"messages":[{"model":"inner"}],"model":"up-x"}`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := parseChatRequest([]byte(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(req.rewrite("up-x"))
+			if got != tc.want {
+				t.Errorf("rewrite:\n got %s\nwant %s", got, tc.want)
+			}
+			if !json.Valid([]byte(got)) {
+				t.Errorf("rewrite is not JSON: %s", got)
+			}
+			if req.wantsUsage != tc.wantsUsage {
+				t.Errorf("wantsUsage: got %v, want %v", req.wantsUsage, tc.wantsUsage)
+			}
+		})
+	}
+}
+
+func TestParseChatRequestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, body, wantCode string
+	}{
+		{"invalid UTF-8", "{\"model\":\"\xc3\x28\",\"messages\":[]}", "invalid_encoding"},
+		{"not JSON", `{"model":`, "invalid_json"},
+		{"trailing garbage", `{"model":"m","messages":[]} x`, "invalid_json"},
+		{"array", `[]`, "invalid_body"},
+		{"string", `"model"`, "invalid_body"},
+		{"model null", `{"model":null,"messages":[]}`, "missing_model"},
+		{"model object", `{"model":{"name":"m"},"messages":[]}`, "invalid_type"},
+		{"stream number", `{"model":"m","stream":1,"messages":[]}`, "invalid_type"},
+		{"messages object", `{"model":"m","messages":{}}`, "invalid_type"},
+		{"stream_options string", `{"model":"m","stream":true,"stream_options":"x","messages":[]}`, "invalid_type"},
+		{"duplicate stream", `{"model":"m","stream":false,"stream":true,"messages":[]}`, "duplicate_field"},
+		{"escaped duplicate model", `{"model":"a","mod\u0065l":"b","messages":[]}`, "duplicate_field"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseChatRequest([]byte(tc.body))
+			var ae *apiError
+			if !errors.As(err, &ae) {
+				t.Fatalf("got %v, want an *apiError", err)
+			}
+			if ae.Status != 400 || ae.Code != tc.wantCode {
+				t.Errorf("got %d %s, want 400 %s", ae.Status, ae.Code, tc.wantCode)
+			}
+		})
+	}
+}
+
+func TestCountElements(t *testing.T) {
+	for _, tc := range []struct {
+		array string
+		want  int
+	}{
+		{`[]`, 0},
+		{`[ ]`, 0},
+		{`[1]`, 1},
+		{`[{"a":[1,2,{"b":"],["}]}, "x,y", [], null , 3.5e2]`, 5},
+	} {
+		if got := countElements([]byte(tc.array), 0, maxMessages); got != tc.want {
+			t.Errorf("%s: got %d, want %d", tc.array, got, tc.want)
+		}
+	}
+	exact := `[` + strings.Repeat(`{},`, maxMessages-1) + `{}]`
+	if got := countElements([]byte(exact), 0, maxMessages); got != maxMessages {
+		t.Errorf("exactly the limit: got %d", got)
+	}
+	if got := countElements([]byte(`[`+strings.Repeat(`1,`, maxMessages+50)+`1]`), 0, maxMessages); got <= maxMessages {
+		t.Errorf("over the limit: got %d, want more than %d", got, maxMessages)
+	}
+}
+
+func TestStreamInspect(t *testing.T) {
+	usageOnly := []byte("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"prompt_tokens_details\":{\"cached_tokens\":1}}}\n\n")
+	content := []byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"the \\\"usage\\\": {} is text\"},\"finish_reason\":null}],\"usage\":null}\n\n")
+	finish := []byte("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n")
+	for _, tc := range []struct {
+		name        string
+		ev          []byte
+		wantsUsage  bool
+		wantForward bool
+		wantUsage   bool
+		wantFinish  bool
+	}{
+		{"usage-only chunk, not asked for", usageOnly, false, false, true, false},
+		{"usage-only chunk, asked for", usageOnly, true, true, true, false},
+		{"content that mentions usage", content, false, true, false, false},
+		{"finish chunk", finish, false, true, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := &relayedStream{wantsUsage: tc.wantsUsage}
+			if got := rs.inspect(tc.ev); got != tc.wantForward {
+				t.Errorf("forward: got %v, want %v", got, tc.wantForward)
+			}
+			if (rs.usage != nil) != tc.wantUsage || rs.sawFinish != tc.wantFinish {
+				t.Errorf("usage %+v, finish %v", rs.usage, rs.sawFinish)
+			}
+			if tc.wantUsage && (rs.usage.PromptTokens != 3 || rs.usage.PromptTokensDetails.CachedTokens != 1) {
+				t.Errorf("usage: got %+v", rs.usage)
+			}
+		})
+	}
+}
+
+func TestEventReader(t *testing.T) {
+	long := strings.Repeat("x", 100<<10) // longer than the reader's buffer
+	in := ": ping\n\n\n" + "data: {\"a\":\"" + long + "\"}\r\n\r\n" + "event: x\ndata: 1\n\n" + "data: [DONE]"
+	er := newEventReader(strings.NewReader(in))
+	var got []string
+	for {
+		ev, err := er.next()
+		if err != nil {
+			break
+		}
+		got = append(got, string(ev))
+	}
+	want := []string{": ping\n\n", "data: {\"a\":\"" + long + "\"}\r\n\r\n", "event: x\ndata: 1\n\n", "data: [DONE]\n\n"}
+	if len(got) != len(want) {
+		t.Fatalf("events: got %d, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("event %d: got %.60q, want %.60q", i, got[i], want[i])
+		}
+	}
+}

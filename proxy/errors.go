@@ -1,0 +1,182 @@
+package proxy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// msgNoDeployments is the seed's wording for "nothing can serve this model";
+// callers and tests match on it.
+const msgNoDeployments = "no healthy deployments for this model"
+
+// statusClientClosed is what the request log records when the caller went away
+// before the answer (nginx's convention); nothing is written to the caller.
+const statusClientClosed = 499
+
+// errClientGone ends a request whose caller disconnected. It is never counted
+// against the upstream member.
+var errClientGone = errors.New("proxy: client disconnected")
+
+// errUpstreamTimeout is the cancel cause of an upstream call that ran out of time.
+var errUpstreamTimeout = errors.New("proxy: upstream timeout")
+
+// apiError is a failure the caller sees, in OpenAI's error shape. Every failed
+// request ends as one of these in writeError; cause is logged, never shown.
+type apiError struct {
+	Status  int
+	Type    string
+	Code    string
+	Message string
+	cause   error
+}
+
+func (e *apiError) Error() string {
+	if e.cause != nil {
+		return e.Message + ": " + e.cause.Error()
+	}
+	return e.Message
+}
+
+func (e *apiError) Unwrap() error { return e.cause }
+
+// OpenAI's error types.
+const (
+	typeInvalidRequest = "invalid_request_error"
+	typeAuthentication = "authentication_error"
+	typePermission     = "permission_error"
+	typeServer         = "server_error"
+)
+
+func errMissingKey() *apiError {
+	return &apiError{http.StatusUnauthorized, typeAuthentication, "missing_api_key",
+		"missing API key: send it as 'Authorization: Bearer sk-…' or in the x-api-key header", nil}
+}
+
+func errInvalidKey(why string) *apiError {
+	return &apiError{http.StatusUnauthorized, typeAuthentication, "invalid_api_key", why, nil}
+}
+
+func errModelNotAllowed(model string) *apiError {
+	return &apiError{http.StatusForbidden, typePermission, "model_not_allowed",
+		fmt.Sprintf("this API key is not allowed to use the model %q", model), nil}
+}
+
+func errBadRequest(code, message string) *apiError {
+	return &apiError{http.StatusBadRequest, typeInvalidRequest, code, message, nil}
+}
+
+func errBodyTooLarge(limit int64) *apiError {
+	return &apiError{http.StatusRequestEntityTooLarge, typeInvalidRequest, "request_too_large",
+		fmt.Sprintf("request body is larger than the gateway's limit of %d bytes", limit), nil}
+}
+
+func errNoDeployments(model string) *apiError {
+	return &apiError{http.StatusNotFound, typeInvalidRequest, "model_not_found",
+		fmt.Sprintf("%s: %q", msgNoDeployments, model), nil}
+}
+
+func errNotReady() *apiError {
+	return &apiError{http.StatusServiceUnavailable, typeServer, "not_ready",
+		"the gateway is starting: its routing table is not loaded yet", nil}
+}
+
+func errUnknownURL(r *http.Request) *apiError {
+	return &apiError{http.StatusNotFound, typeInvalidRequest, "unknown_url",
+		fmt.Sprintf("invalid URL (%s %s)", r.Method, r.URL.Path), nil}
+}
+
+func errMethodNotAllowed(r *http.Request) *apiError {
+	return &apiError{http.StatusMethodNotAllowed, typeInvalidRequest, "method_not_allowed",
+		fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path), nil}
+}
+
+func errTranslationUnsupported(p *provider) *apiError {
+	return &apiError{http.StatusNotImplemented, typeInvalidRequest, "translation_not_supported",
+		fmt.Sprintf("provider %q speaks the %s API: translating OpenAI chat completions to it is not yet supported",
+			p.name, p.apiType), nil}
+}
+
+func errProviderMisconfigured(p *provider) *apiError {
+	return &apiError{http.StatusBadGateway, typeServer, "provider_misconfigured",
+		fmt.Sprintf("upstream provider %q is misconfigured; an admin must fix it", p.name), p.err}
+}
+
+func errUpstreamUnreachable(p *provider, cause error) *apiError {
+	return &apiError{http.StatusBadGateway, typeServer, "upstream_unreachable",
+		fmt.Sprintf("upstream provider %q could not be reached", p.name), cause}
+}
+
+func errUpstreamTimedOut(p *provider, after time.Duration) *apiError {
+	return &apiError{http.StatusGatewayTimeout, typeServer, "upstream_timeout",
+		fmt.Sprintf("upstream provider %q did not answer within %s", p.name, after), errUpstreamTimeout}
+}
+
+func errUpstreamStream(p *provider, cause error) *apiError {
+	return &apiError{http.StatusBadGateway, typeServer, "upstream_stream_error",
+		fmt.Sprintf("upstream provider %q broke off the stream", p.name), cause}
+}
+
+func errInternal(cause error) *apiError {
+	return &apiError{http.StatusInternalServerError, typeServer, "internal_error",
+		"internal gateway error", cause}
+}
+
+// asAPIError maps any error to what the caller is shown; an unexpected one
+// becomes a plain 500 so that internals never leak.
+func asAPIError(err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return errInternal(err)
+}
+
+// errorBody is OpenAI's error shape: {"error":{"message","type","param","code"}}.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    string  `json:"code"`
+}
+
+func (e *apiError) body() []byte {
+	b, err := json.Marshal(errorBody{Error: errorDetail{Message: e.Message, Type: e.Type, Code: e.Code}})
+	if err != nil {
+		// Marshalling four strings cannot fail; keep the shape even if it did.
+		return []byte(`{"error":{"message":"internal gateway error","type":"server_error","param":null,"code":"internal_error"}}`)
+	}
+	return b
+}
+
+// writeError answers with e in OpenAI's shape.
+func writeError(w http.ResponseWriter, e *apiError) {
+	b := e.body()
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(e.Status)
+	w.Write(b) //nolint:errcheck // the caller may be gone; nothing left to tell it
+}
+
+// writeStreamError ends an SSE stream that already started with e as a final
+// event: the status line is gone, and OpenAI's SDKs read an "error" member in
+// a data event as the stream's failure.
+func writeStreamError(w http.ResponseWriter, e *apiError) error {
+	b := e.body()
+	buf := make([]byte, 0, len(b)+8)
+	buf = append(buf, "data: "...)
+	buf = append(buf, b...)
+	buf = append(buf, "\n\n"...)
+	if _, err := w.Write(buf); err != nil {
+		return fmt.Errorf("proxy: write stream error event: %w", err)
+	}
+	return http.NewResponseController(w).Flush()
+}

@@ -1,0 +1,118 @@
+package proxy
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"gateway/models"
+)
+
+// exchange is one proxied request on its way through: what its log row and
+// its error line will say.
+type exchange struct {
+	start     time.Time
+	firstByte time.Time
+	key       *virtualKey
+	member    *member
+	// upstreamFailed: the member, not the caller, is to blame (unreachable,
+	// timeout, 5xx, 429, broken stream).
+	upstreamFailed bool
+	row            models.RequestLog
+}
+
+// begin starts an exchange and tells the caller its request id.
+func (s *Server) begin(w http.ResponseWriter, endpoint string) *exchange {
+	x := &exchange{start: s.now()}
+	x.row.RequestID = newRequestID()
+	x.row.Endpoint = endpoint
+	w.Header().Set("X-Request-Id", x.row.RequestID)
+	return x
+}
+
+// newRequestID returns 128 random bits in hex. math/rand/v2's generator is
+// seeded from the OS and needs no lock, which is enough for an id.
+func newRequestID() string {
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
+	return hex.EncodeToString(b[:])
+}
+
+func (x *exchange) setKey(k *virtualKey) {
+	x.key = k
+	// The row may point into the snapshot: it is immutable, and GORM only
+	// reads these fields.
+	x.row.KeyID, x.row.UserID, x.row.TeamID = &k.id, k.userID, k.teamID
+}
+
+func (x *exchange) setMember(m *member, upstreamModel string) {
+	x.member = m
+	x.row.DeploymentID, x.row.ProviderID = &m.id, &m.provider.id
+	x.row.ProviderName = m.provider.name
+	x.row.UpstreamModel = upstreamModel
+	x.row.Attempts = 1
+}
+
+// wrote marks the first byte sent to the caller.
+func (x *exchange) wrote(now time.Time) {
+	if x.firstByte.IsZero() {
+		x.firstByte = now
+	}
+}
+
+// fail answers the caller with err in OpenAI's shape and records it; a caller
+// that is gone gets nothing.
+func (s *Server) fail(w http.ResponseWriter, x *exchange, err error) {
+	if errors.Is(err, errClientGone) {
+		x.row.Status, x.row.Error = statusClientClosed, "client disconnected"
+		return
+	}
+	ae := asAPIError(err)
+	x.row.Status, x.row.Error = ae.Status, ae.Error()
+	writeError(w, ae)
+	x.wrote(s.now())
+}
+
+// finish completes the exchange: member statistics, the error line and the
+// request log row.
+func (s *Server) finish(x *exchange) {
+	x.row.CreatedAt = x.start.UTC()
+	x.row.LatencyMS = s.now().Sub(x.start).Milliseconds()
+	if !x.firstByte.IsZero() {
+		x.row.TTFBMS = x.firstByte.Sub(x.start).Milliseconds()
+	}
+	// A caller that went away says nothing about the member.
+	if x.member != nil && x.row.Status != statusClientClosed {
+		x.member.state.record(x.upstreamFailed)
+	}
+	if x.row.Status >= 400 || x.row.Error != "" {
+		s.logFailure(x)
+	}
+	// Only a known key's requests are stored: anyone can send bad keys, and
+	// they must not be able to fill the database.
+	if x.key != nil {
+		s.logs.enqueue(x.row)
+	}
+}
+
+// logFailure writes one line per failed request: error level when the gateway
+// or an upstream failed, warn when the caller did.
+func (s *Server) logFailure(x *exchange) {
+	level := slog.LevelWarn
+	if x.row.Status >= 500 || x.upstreamFailed {
+		level = slog.LevelError
+	}
+	s.log.LogAttrs(context.Background(), level, "request failed",
+		slog.String("request_id", x.row.RequestID),
+		slog.Int("status", x.row.Status),
+		slog.String("model", x.row.Model),
+		slog.String("provider", x.row.ProviderName),
+		slog.String("upstream_model", x.row.UpstreamModel),
+		slog.String("error", x.row.Error))
+}

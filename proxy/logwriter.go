@@ -1,0 +1,209 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"gateway/models"
+)
+
+// logInserter is the store method the writer needs; tests fake it.
+type logInserter interface {
+	InsertRequestLogs(ctx context.Context, logs []models.RequestLog) error
+}
+
+// logWriter writes request logs in batches from a bounded queue, so that a
+// slow or down database never delays or fails a proxied request. What cannot
+// be written is dropped and counted, never silently.
+type logWriter struct {
+	store logInserter
+	log   *slog.Logger
+	queue chan models.RequestLog
+
+	closed   atomic.Bool
+	dropped  atomic.Int64
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
+	// ctx is cancelled when Close runs out of time: inserts and backoffs in
+	// progress give up at once.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	batchSize     int
+	flushInterval time.Duration
+	attempts      int           // inserts of one batch before it is dropped
+	backoff       time.Duration // before the second attempt, doubling after
+	insertTimeout time.Duration
+}
+
+func newLogWriter(store logInserter, logger *slog.Logger, queueSize int) *logWriter {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &logWriter{
+		store: store, log: logger,
+		queue: make(chan models.RequestLog, queueSize),
+		stop:  make(chan struct{}), done: make(chan struct{}),
+		ctx: ctx, cancel: cancel,
+		batchSize: 200, flushInterval: 200 * time.Millisecond,
+		attempts: 4, backoff: 250 * time.Millisecond, insertTimeout: 10 * time.Second,
+	}
+	return w
+}
+
+// start launches the writer goroutine; tuning fields are set before it.
+func (w *logWriter) start() *logWriter {
+	go w.run()
+	return w
+}
+
+// enqueue hands a row to the writer without ever blocking: when the queue is
+// full the row is dropped and counted, and the writer reports the count.
+func (w *logWriter) enqueue(row models.RequestLog) {
+	if w.closed.Load() {
+		w.dropped.Add(1)
+		return
+	}
+	select {
+	case w.queue <- row:
+	default:
+		w.dropped.Add(1)
+	}
+}
+
+// Close stops taking rows and writes what is queued, for as long as ctx allows.
+// Rows enqueued while Close runs may be lost: callers close the writer only
+// once no request is in flight.
+func (w *logWriter) Close(ctx context.Context) error {
+	w.stopOnce.Do(func() {
+		w.closed.Store(true)
+		close(w.stop)
+	})
+	select {
+	case <-w.done:
+		return nil
+	case <-ctx.Done():
+		w.cancel()
+		<-w.done
+		return fmt.Errorf("proxy: flush request logs: %w (%d dropped in all)", ctx.Err(), w.dropped.Load())
+	}
+}
+
+func (w *logWriter) run() {
+	defer close(w.done)
+	ticker := time.NewTicker(w.flushInterval)
+	defer ticker.Stop()
+	batch := make([]models.RequestLog, 0, w.batchSize)
+	var reported int64
+	for {
+		select {
+		case row := <-w.queue:
+			if batch = append(batch, row); len(batch) >= w.batchSize {
+				batch = w.flush(batch)
+			}
+		case <-ticker.C:
+			batch = w.flush(batch)
+			reported = w.reportDrops(reported)
+		case <-w.stop:
+			w.flush(w.drain(batch))
+			w.reportDrops(reported)
+			return
+		}
+	}
+}
+
+// drain moves what is left in the queue into batches, writing full ones.
+func (w *logWriter) drain(batch []models.RequestLog) []models.RequestLog {
+	for {
+		select {
+		case row := <-w.queue:
+			if batch = append(batch, row); len(batch) >= w.batchSize {
+				batch = w.flush(batch)
+			}
+		default:
+			return batch
+		}
+	}
+}
+
+// flush writes a batch, retrying with backoff; a batch that still fails is
+// dropped and counted. It returns the emptied batch for reuse.
+func (w *logWriter) flush(batch []models.RequestLog) []models.RequestLog {
+	if len(batch) == 0 {
+		return batch
+	}
+	for i := range batch {
+		fitColumns(&batch[i])
+	}
+	if err := w.insertWithRetry(batch); err != nil {
+		w.dropped.Add(int64(len(batch)))
+		w.log.Error("request logs dropped: the database refused them", "rows", len(batch), "err", err)
+	}
+	clear(batch)
+	return batch[:0]
+}
+
+func (w *logWriter) insertWithRetry(batch []models.RequestLog) error {
+	wait := w.backoff
+	var err error
+	for attempt := 1; ; attempt++ {
+		if err = w.insert(batch); err == nil || attempt == w.attempts {
+			return err
+		}
+		w.log.Warn("writing request logs failed; will retry", "attempt", attempt, "err", err)
+		select {
+		case <-time.After(wait):
+		case <-w.ctx.Done():
+			return fmt.Errorf("%w (then gave up: %w)", err, w.ctx.Err())
+		}
+		wait *= 2
+	}
+}
+
+func (w *logWriter) insert(batch []models.RequestLog) error {
+	for i := range batch {
+		batch[i].ID = 0 // a failed attempt may have assigned ids
+	}
+	ctx, cancel := context.WithTimeout(w.ctx, w.insertTimeout)
+	defer cancel()
+	return w.store.InsertRequestLogs(ctx, batch)
+}
+
+// reportDrops logs drops since the last report: one line per interval at
+// most, so that a flood of drops does not become a flood of log lines.
+func (w *logWriter) reportDrops(reported int64) int64 {
+	total := w.dropped.Load()
+	if total != reported {
+		w.log.Warn("request logs dropped", "since_last_report", total-reported, "total", total)
+	}
+	return total
+}
+
+// fitColumns trims text to the column sizes and to valid UTF-8: PostgreSQL
+// refuses a whole batch for one caller's 600-character model name.
+func fitColumns(r *models.RequestLog) {
+	r.RequestID = fit(r.RequestID, 64)
+	r.Model = fit(r.Model, 500)
+	r.ProviderName = fit(r.ProviderName, 200)
+	r.UpstreamModel = fit(r.UpstreamModel, 500)
+	r.Endpoint = fit(r.Endpoint, 100)
+	r.Fallback = fit(r.Fallback, 500)
+	r.Error = fit(r.Error, 2000)
+}
+
+// fit cuts s to at most n bytes (so at most n characters) on a rune boundary.
+func fit(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,67 @@
+package proxy
+
+import "net/http"
+
+// routes lists every endpoint of the proxy listener. Each path also gets a
+// method-less pattern, so a wrong method is a 405 in OpenAI's shape rather
+// than the catch-all 404.
+func (s *Server) routes() http.Handler {
+	routes := []struct {
+		method, path string
+		handler      http.HandlerFunc
+	}{
+		{http.MethodPost, "/v1/chat/completions", s.chatCompletions},
+		{http.MethodPost, "/chat/completions", s.chatCompletions}, // clients configured without /v1
+		{http.MethodGet, "/v1/models", s.listModels},
+		{http.MethodGet, "/health/liveliness", s.liveliness},
+		{http.MethodGet, "/health/readiness", s.readiness},
+		// GET also answers HEAD, which Claude Code sends before anything else.
+		{http.MethodGet, "/{$}", s.root},
+	}
+	mux := http.NewServeMux()
+	for _, rt := range routes {
+		mux.HandleFunc(rt.method+" "+rt.path, rt.handler)
+		mux.HandleFunc(rt.path, methodNotAllowed(rt.method))
+	}
+	mux.HandleFunc("/", unknownPath)
+	return mux
+}
+
+func methodNotAllowed(allowed string) http.HandlerFunc {
+	if allowed == http.MethodGet {
+		allowed += ", " + http.MethodHead
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allowed)
+		writeError(w, errMethodNotAllowed(r))
+	}
+}
+
+func unknownPath(w http.ResponseWriter, r *http.Request) {
+	writeError(w, errUnknownURL(r))
+}
+
+// root answers the probes clients send to the bare address, without a key.
+func (s *Server) root(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, []byte(`{"status":"ok","service":"gateway","api":"/v1"}`))
+}
+
+func (s *Server) liveliness(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, []byte(`{"status":"alive"}`))
+}
+
+// readiness is 503 until the first snapshot is loaded, so that a load
+// balancer sends no traffic to a gateway that would refuse it all.
+func (s *Server) readiness(w http.ResponseWriter, r *http.Request) {
+	if !s.Ready() {
+		writeJSON(w, http.StatusServiceUnavailable, []byte(`{"status":"not ready"}`))
+		return
+	}
+	writeJSON(w, http.StatusOK, []byte(`{"status":"ready"}`))
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body) //nolint:errcheck // the caller may be gone; nothing left to tell it
+}

@@ -1,0 +1,102 @@
+// Package proxy is the gateway's /v1 server: key auth, routing of a public
+// model name to a pool member, the upstream call (streams forwarded event by
+// event), usage and cost, and the asynchronous request log writer.
+//
+// A proxied request never touches the database: it reads an immutable
+// snapshot of the routing table and keys, which Reload rebuilds and swaps in.
+package proxy
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gateway/models"
+)
+
+const (
+	defaultMaxBodyBytes = 32 << 20 // Anthropic's own limit
+	defaultLogQueueSize = 10_000
+)
+
+// Options configure the proxy server.
+type Options struct {
+	Logger       *slog.Logger // nil → discard
+	MaxBodyBytes int64        // request body limit; 0 → 32 MiB
+	LogQueueSize int          // bounded queue of the async log writer; 0 → 10000
+}
+
+// Server serves the proxy listener. Create it with New, load its routing
+// table with Reload, and Close it after the HTTP server has shut down.
+type Server struct {
+	store    *models.Store
+	log      *slog.Logger
+	maxBody  int64
+	snap     atomic.Pointer[snapshot]
+	states   *memberStates // runtime state, survives reloads
+	selector selector
+	logs     *logWriter
+	handler  http.Handler
+	now      func() time.Time
+
+	reloadMu   sync.Mutex
+	transports map[int64]*cachedTransport // by provider id; guarded by reloadMu
+}
+
+// New returns a server over store and starts its log writer. It serves
+// nothing but health and 503s until the first Reload.
+func New(store *models.Store, opts Options) *Server {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	logger = logger.With("component", "proxy")
+	s := &Server{
+		store:      store,
+		log:        logger,
+		maxBody:    cmpOr(opts.MaxBodyBytes, defaultMaxBodyBytes),
+		states:     newMemberStates(),
+		selector:   simpleShuffle{},
+		logs:       newLogWriter(store, logger, cmpOr(opts.LogQueueSize, defaultLogQueueSize)).start(),
+		now:        time.Now,
+		transports: make(map[int64]*cachedTransport),
+	}
+	s.handler = s.routes()
+	return s
+}
+
+// cmpOr is cmp.Or that also treats a negative option as unset.
+func cmpOr[T int | int64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}
+
+// Ready reports whether a snapshot has been loaded.
+func (s *Server) Ready() bool { return s.snap.Load() != nil }
+
+// Close stops taking request logs and flushes what is queued, for as long as
+// ctx allows. Call it after the HTTP server's Shutdown, so that no request is
+// still logging.
+func (s *Server) Close(ctx context.Context) error {
+	err := s.logs.Close(ctx)
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	for _, ct := range s.transports {
+		ct.transport.CloseIdleConnections()
+	}
+	return err
+}
+
+// LogsDropped returns how many request logs were dropped so far (queue full,
+// or the database refused them after retries); for metrics.
+func (s *Server) LogsDropped() int64 { return s.logs.dropped.Load() }

@@ -1,0 +1,270 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// streamChat makes a streaming call and relays the answer event by event.
+func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, x *exchange, body []byte, wantsUsage bool) error {
+	s.enableFullDuplex(w)
+	timeout := cmp.Or(x.member.timeout, defaultStreamHeaderTimeout)
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	// One timer guards the whole stream: first the wait for the response
+	// headers, then the silence between two events.
+	timer := time.AfterFunc(timeout, func() { cancel(errUpstreamTimeout) })
+	defer timer.Stop()
+	resp, err := s.send(ctx, r, x.member.provider, body)
+	if err == nil && !timer.Stop() {
+		resp.Body.Close()
+		err = context.Cause(ctx)
+	}
+	if err != nil {
+		return x.upstreamFailure(ctx, r.Context(), err, timeout)
+	}
+	defer resp.Body.Close()
+	timer.Reset(streamIdleTimeout)
+	if resp.StatusCode/100 != 2 || !isEventStream(resp.Header.Get("Content-Type")) {
+		// An error (or a provider that ignored stream: true) comes as one body.
+		return s.relayWhole(ctx, w, r, x, resp, streamIdleTimeout)
+	}
+	rs := &relayedStream{w: w, rc: http.NewResponseController(w), x: x, wantsUsage: wantsUsage,
+		rearm: func() { timer.Reset(streamIdleTimeout) }}
+	return s.relayEvents(ctx, r, rs, resp)
+}
+
+// enableFullDuplex lets a stream be written while the server still considers
+// the request body open: without it Go's HTTP/1 server loses some fast
+// streams (golang/go#40747). It is called only here, once readBody has
+// consumed the body to EOF: a full-duplex handler that returns with the body
+// unread (any early 4xx) makes the server panic on the connection's next
+// request (golang/go#68560). HTTP/2 is always full duplex and answers
+// ErrNotSupported, which is fine.
+func (s *Server) enableFullDuplex(w http.ResponseWriter) {
+	err := http.NewResponseController(w).EnableFullDuplex()
+	if err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.log.Debug("enable full duplex", "err", err)
+	}
+}
+
+func isEventStream(contentType string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), "text/event-stream")
+}
+
+// relayedStream is the state of one stream being relayed.
+type relayedStream struct {
+	w          http.ResponseWriter
+	rc         *http.ResponseController
+	x          *exchange
+	wantsUsage bool
+	rearm      func() // restarts the idle timer
+	sawDone    bool   // data: [DONE]
+	sawFinish  bool   // a choice with a finish_reason
+	usage      *usage
+}
+
+// relayEvents forwards each event as it arrives, with a flush after each, and
+// ends the caller's stream with an error event if the upstream breaks off.
+func (s *Server) relayEvents(ctx context.Context, r *http.Request, rs *relayedStream, resp *http.Response) error {
+	h := rs.w.Header()
+	h.Set("Content-Type", resp.Header.Get("Content-Type"))
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // a reverse proxy in front must not buffer either
+	rs.w.WriteHeader(resp.StatusCode)
+	rs.x.row.Status = resp.StatusCode
+	defer rs.account()
+	if err := rs.rc.Flush(); err != nil {
+		return errClientGone
+	}
+	events := newEventReader(resp.Body)
+	for {
+		ev, err := events.next()
+		if err != nil {
+			return s.endStream(ctx, r, rs, err)
+		}
+		rs.rearm()
+		if !rs.inspect(ev) {
+			continue
+		}
+		if err := rs.forward(ev, s.now()); err != nil {
+			return errClientGone
+		}
+		if rs.sawDone {
+			// Nothing follows [DONE]; the caller may already be closing.
+			return nil
+		}
+	}
+}
+
+func (rs *relayedStream) forward(ev []byte, now time.Time) error {
+	if _, err := rs.w.Write(ev); err != nil {
+		return fmt.Errorf("proxy: write event: %w", err)
+	}
+	rs.x.wrote(now)
+	if err := rs.rc.Flush(); err != nil {
+		return fmt.Errorf("proxy: flush event: %w", err)
+	}
+	return nil
+}
+
+func (rs *relayedStream) account() {
+	if rs.usage != nil {
+		rs.x.account(*rs.usage)
+	}
+}
+
+// endStream decides what the end of the upstream stream means. A stream that
+// said [DONE] (or finished its choices, for providers that omit [DONE]) is
+// complete; anything else gets a final error event rather than a silent end
+// the caller would take for a whole answer.
+func (s *Server) endStream(ctx context.Context, r *http.Request, rs *relayedStream, err error) error {
+	// Completeness first: a caller that hangs up once it has everything did
+	// not disconnect early.
+	if errors.Is(err, io.EOF) && (rs.sawDone || rs.sawFinish) {
+		return nil
+	}
+	if r.Context().Err() != nil {
+		return errClientGone
+	}
+	switch {
+	case errors.Is(context.Cause(ctx), errUpstreamTimeout):
+		err = fmt.Errorf("no event for %s", streamIdleTimeout)
+	case errors.Is(err, io.EOF):
+		err = errors.New("the stream ended before data: [DONE]")
+	}
+	rs.x.upstreamFailed = true
+	ae := errUpstreamStream(rs.x.member.provider, err)
+	rs.x.row.Error = ae.Error()
+	if werr := writeStreamError(rs.w, ae); werr != nil {
+		return errClientGone
+	}
+	return nil
+}
+
+// inspect reads what the gateway needs from one event (usage, the end of the
+// stream) and says whether to forward it: the usage-only chunk is dropped when
+// the gateway, not the caller, asked for it.
+func (rs *relayedStream) inspect(ev []byte) bool {
+	data := eventData(ev)
+	if bytes.Equal(data, []byte("[DONE]")) {
+		rs.sawDone = true
+		return true
+	}
+	// Only the last chunk or two carry these; decode just those.
+	hasUsage, hasFinish := fieldIsNotNull(data, `"usage"`), fieldIsNotNull(data, `"finish_reason"`)
+	if !hasUsage && !hasFinish {
+		return true
+	}
+	var chunk struct {
+		Choices []struct {
+			FinishReason *string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage *usage `json:"usage"`
+	}
+	if json.Unmarshal(data, &chunk) != nil {
+		return true // not ours to judge: pass it on
+	}
+	for _, c := range chunk.Choices {
+		rs.sawFinish = rs.sawFinish || c.FinishReason != nil
+	}
+	if chunk.Usage != nil {
+		rs.usage = chunk.Usage
+	}
+	return chunk.Usage == nil || len(chunk.Choices) > 0 || rs.wantsUsage
+}
+
+// fieldIsNotNull is a cheap filter: does a key named like this appear with a
+// value other than null? Inside JSON strings quotes are escaped, so text that
+// merely mentions the key does not match; decoding decides for real.
+func fieldIsNotNull(data []byte, quotedKey string) bool {
+	for {
+		i := bytes.Index(data, []byte(quotedKey))
+		if i < 0 {
+			return false
+		}
+		data = data[i+len(quotedKey):]
+		j := skipSpace(data, 0)
+		if j < len(data) && data[j] == ':' {
+			j = skipSpace(data, j+1)
+			if j < len(data) && data[j] != 'n' {
+				return true
+			}
+		}
+	}
+}
+
+// eventData returns the payload of an event's first data line, which is where
+// OpenAI puts the whole chunk.
+func eventData(ev []byte) []byte {
+	for len(ev) > 0 {
+		line, rest, _ := bytes.Cut(ev, []byte("\n"))
+		ev = rest
+		if payload, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			return bytes.TrimSpace(payload)
+		}
+	}
+	return nil
+}
+
+// eventReader splits an SSE stream into events, each with its raw bytes (its
+// lines and the blank line that ends it) so it can be forwarded unchanged.
+type eventReader struct {
+	br  *bufio.Reader
+	buf []byte // reused between events
+}
+
+func newEventReader(r io.Reader) *eventReader {
+	return &eventReader{br: bufio.NewReaderSize(r, 32<<10)}
+}
+
+// next returns the next event. The slice is valid until the next call.
+func (er *eventReader) next() ([]byte, error) {
+	er.buf = er.buf[:0]
+	for {
+		start := len(er.buf)
+		err := er.appendLine()
+		if err != nil {
+			return er.last(err)
+		}
+		if len(bytes.TrimRight(er.buf[start:], "\r\n")) > 0 {
+			continue
+		}
+		if start == 0 {
+			er.buf = er.buf[:0] // blank lines between events carry nothing
+			continue
+		}
+		return er.buf, nil
+	}
+}
+
+// last handles the end of the body: an event cut short by a clean EOF is still
+// delivered (some upstreams omit the final blank line after [DONE]), an error
+// is passed on.
+func (er *eventReader) last(err error) ([]byte, error) {
+	if !errors.Is(err, io.EOF) || len(bytes.TrimSpace(er.buf)) == 0 {
+		return nil, err
+	}
+	er.buf = append(bytes.TrimRight(er.buf, "\r\n"), "\n\n"...)
+	return er.buf, nil
+}
+
+// appendLine appends one line, newline included, however long it is.
+func (er *eventReader) appendLine() error {
+	for {
+		chunk, err := er.br.ReadSlice('\n')
+		er.buf = append(er.buf, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
+}
