@@ -42,7 +42,7 @@ func bootstrapAdmin(ctx context.Context, s *models.Store, password string, stdou
 		return fmt.Errorf("create admin user: %w", err)
 	}
 	if generated {
-		fmt.Fprintf(stdout, "\n  Admin user created.  username: admin  password: %s\n  (shown once; change it in the admin app, or set GATEWAY_ADMIN_PASSWORD before the first start)\n\n", password)
+		fmt.Fprintf(stdout, "\n  Admin user created.  username: admin  password: %s\n  (shown once; to choose it yourself, set GATEWAY_ADMIN_PASSWORD before the first start)\n\n", password)
 	} else {
 		logger.Info("admin user created with GATEWAY_ADMIN_PASSWORD", "username", "admin")
 	}

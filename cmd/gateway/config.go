@@ -28,28 +28,28 @@ type Config struct {
 // setting describes one Config field for flags, environment and --help.
 type setting struct {
 	flag, env, def, usage string
-	target                *string
+	target                *string // a string setting
+	intTarget             *int    // or a positive integer one
 }
 
 func (c *Config) settings() []setting {
 	return []setting{
-		{"proxy-addr", "GATEWAY_PROXY_ADDR", "127.0.0.1:4000", "address of the proxy listener (/v1/…)", &c.ProxyAddr},
-		{"admin-addr", "GATEWAY_ADMIN_ADDR", "127.0.0.1:8080", "address of the admin web app and /api", &c.AdminAddr},
-		{"database-url", "GATEWAY_DATABASE_URL", "", "postgres://… to use PostgreSQL; empty for the embedded SQLite in the data dir", &c.DatabaseURL},
-		{"data-dir", "GATEWAY_DATA_DIR", "./data", "directory of the SQLite database and the generated secret", &c.DataDir},
-		{"master-key", "GATEWAY_MASTER_KEY", "", "bearer token for the management API (/api); empty: admin sessions only", &c.MasterKey},
-		{"secret", "GATEWAY_SECRET", "", "encrypts provider keys and signs sessions; empty: generated once into the data dir (replicas must share one)", &c.Secret},
-		{"admin-password", "GATEWAY_ADMIN_PASSWORD", "", "password of the first admin user, when none exists yet; empty: a one-time password is printed", &c.AdminPassword},
-		{"log-level", "GATEWAY_LOG_LEVEL", "info", "debug, info, warn or error", &c.LogLevel},
-		{"max-body-mb", "GATEWAY_MAX_BODY_MB", "32", "request body limit in MiB; larger requests get 413", nil},
-		{"redis-url", "GATEWAY_REDIS_URL", "", "shares cooldowns, sticky bindings and rate limits between replicas (not used yet)", &c.RedisURL},
+		{"proxy-addr", "GATEWAY_PROXY_ADDR", "127.0.0.1:4000", "address of the proxy listener (/v1/…)", &c.ProxyAddr, nil},
+		{"admin-addr", "GATEWAY_ADMIN_ADDR", "127.0.0.1:8080", "address of the admin web app and /api", &c.AdminAddr, nil},
+		{"database-url", "GATEWAY_DATABASE_URL", "", "postgres://… to use PostgreSQL; empty for the embedded SQLite in the data dir", &c.DatabaseURL, nil},
+		{"data-dir", "GATEWAY_DATA_DIR", "./data", "directory of the SQLite database and the generated secret", &c.DataDir, nil},
+		{"master-key", "GATEWAY_MASTER_KEY", "", "bearer token for the management API (/api); empty: admin sessions only", &c.MasterKey, nil},
+		{"secret", "GATEWAY_SECRET", "", "encrypts provider keys and signs sessions; empty: generated once into the data dir (replicas must share one)", &c.Secret, nil},
+		{"admin-password", "GATEWAY_ADMIN_PASSWORD", "", "password of the first admin user, when none exists yet; empty: a one-time password is printed", &c.AdminPassword, nil},
+		{"log-level", "GATEWAY_LOG_LEVEL", "info", "debug, info, warn or error", &c.LogLevel, nil},
+		{"max-body-mb", "GATEWAY_MAX_BODY_MB", "32", "request body limit in MiB; larger requests get 413", nil, &c.MaxBodyMB},
+		{"redis-url", "GATEWAY_REDIS_URL", "", "shares cooldowns, sticky bindings and rate limits between replicas (not used yet)", &c.RedisURL, nil},
 	}
 }
 
 // parseConfig reads flags from args and variables through getenv.
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
 	var c Config
-	var maxBody string
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	for _, s := range c.settings() {
@@ -57,11 +57,20 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 		if v := getenv(s.env); v != "" {
 			def = v
 		}
-		target := s.target
-		if target == nil {
-			target = &maxBody
+		usage := fmt.Sprintf("%s (env %s)", s.usage, s.env)
+		if s.target != nil {
+			fs.StringVar(s.target, s.flag, def, usage)
+			continue
 		}
-		fs.StringVar(target, s.flag, def, fmt.Sprintf("%s (env %s)", s.usage, s.env))
+		n, err := positiveInt(s.env, def)
+		if err != nil {
+			return c, err
+		}
+		*s.intTarget = n
+		fs.Func(s.flag, fmt.Sprintf("%s (default %d)", usage, n), func(v string) (err error) {
+			*s.intTarget, err = positiveInt(s.flag, v)
+			return err
+		})
 	}
 	fs.Usage = func() { usage(fs, stderr) }
 	if err := fs.Parse(args); err != nil {
@@ -70,15 +79,18 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	n, err := strconv.Atoi(maxBody)
-	if err != nil || n <= 0 {
-		return c, fmt.Errorf("max-body-mb: want a positive integer, got %q", maxBody)
-	}
-	c.MaxBodyMB = n
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return c, err
 	}
 	return c, nil
+}
+
+func positiveInt(name, v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s: want a positive integer, got %q", name, v)
+	}
+	return n, nil
 }
 
 func usage(fs *flag.FlagSet, w io.Writer) {
