@@ -25,21 +25,20 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request, x *exchange) 
 	if err != nil {
 		return err
 	}
-	m, rt, err := s.pick(snap, req.model)
-	if err != nil {
-		return err
+	rq := &routing{s: s, w: w, r: r, x: x, snap: snap, model: req.model, estimate: estimatePromptTokens(req.body)}
+	rq.attempt = func(m *member, upstreamModel string) *failure {
+		if err := m.provider.chatError(); err != nil {
+			// Not the member's fault, and another member may do: no cooldown.
+			return &failure{err: asAPIError(err), retry: true, kind: models.FallbackGeneral}
+		}
+		body := req.rewrite(upstreamModel)
+		if req.stream {
+			return rq.streamChat(m, body, req.wantsUsage)
+		}
+		return rq.relayChat(m, body)
 	}
-	upstreamModel := m.upstreamModelFor(rt)
-	x.setMember(m, upstreamModel)
-	setGatewayHeaders(w.Header(), m, upstreamModel)
-	if err := m.provider.chatError(); err != nil {
-		return err
-	}
-	body := req.rewrite(upstreamModel)
-	if req.stream {
-		return s.streamChat(w, r, x, body, req.wantsUsage)
-	}
-	return s.relayChat(w, r, x, body)
+	rq.serve()
+	return nil
 }
 
 // admitChat runs every check that needs no upstream: readiness, the key, the
@@ -67,19 +66,6 @@ func (s *Server) admitChat(w http.ResponseWriter, r *http.Request, x *exchange) 
 		return nil, nil, errModelNotAllowed(req.model)
 	}
 	return snap, req, nil
-}
-
-// pick finds the pool for a model and lets the selector choose its member.
-func (s *Server) pick(snap *snapshot, model string) (*member, route, error) {
-	rt, ok := snap.route(model)
-	if !ok {
-		return nil, rt, errNoDeployments(model)
-	}
-	m := s.selector.selectMember(rt.pool.members)
-	if m == nil {
-		return nil, rt, errNoDeployments(model)
-	}
-	return m, rt, nil
 }
 
 // chatError says why the provider cannot take a chat completion, if it cannot.
@@ -118,9 +104,12 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 
 // setGatewayHeaders tells the caller who served: the body's model stays what
 // the upstream said.
-func setGatewayHeaders(h http.Header, m *member, upstreamModel string) {
-	h.Set("X-Gateway-Deployment-Id", strconv.FormatInt(m.id, 10))
-	h.Set("X-Gateway-Upstream-Model", upstreamModel)
-	h.Set("X-Gateway-Provider", m.provider.name)
-	h.Set("X-Gateway-Attempts", "1") // retries come with the router
+func (x *exchange) setGatewayHeaders(h http.Header) {
+	h.Set("X-Gateway-Deployment-Id", strconv.FormatInt(x.member.id, 10))
+	h.Set("X-Gateway-Upstream-Model", x.row.UpstreamModel)
+	h.Set("X-Gateway-Provider", x.member.provider.name)
+	h.Set("X-Gateway-Attempts", strconv.Itoa(x.row.Attempts))
+	if x.row.Fallback != "" {
+		h.Set("X-Gateway-Fallback", x.row.Fallback)
+	}
 }

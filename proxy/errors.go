@@ -120,6 +120,11 @@ func errUpstreamStream(p *provider, cause error) *apiError {
 		fmt.Sprintf("upstream provider %q broke off the stream", p.name), cause}
 }
 
+func errContentFiltered() *apiError {
+	return &apiError{http.StatusBadRequest, typeInvalidRequest, "content_filter",
+		"the upstream filtered the content (finish_reason: content_filter)", nil}
+}
+
 func errInternal(cause error) *apiError {
 	return &apiError{http.StatusInternalServerError, typeServer, "internal_error",
 		"internal gateway error", cause}

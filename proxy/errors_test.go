@@ -194,7 +194,8 @@ func TestDeadUpstream(t *testing.T) {
 	dead := "http://" + ln.Addr().String() + "/v1"
 	ln.Close()
 	pid := e.addProvider("dead-provider", models.APITypeOpenAI, dead)
-	e.addDeployment(models.Deployment{PublicName: "gpt-dead", UpstreamModel: "u", ProviderID: pid})
+	// No cooldown: the stream request must meet the dead upstream too.
+	e.addDeployment(models.Deployment{PublicName: "gpt-dead", UpstreamModel: "u", ProviderID: pid, CooldownSeconds: ptr(0)})
 	e.reload()
 	for _, stream := range []bool{false, true} {
 		resp, body := e.post("/v1/chat/completions", e.key, strings.NewReader(chatBody("gpt-dead", stream)))
@@ -222,7 +223,10 @@ func flatten(h http.Header) []string {
 
 func TestUpstreamTimeout(t *testing.T) {
 	e := newEnv(t, proxy.Options{})
-	e.addDeployment(models.Deployment{PublicName: "slow", UpstreamModel: "u", TimeoutSeconds: ptr(1)})
+	e.addDeployment(models.Deployment{PublicName: "slow", UpstreamModel: "u", TimeoutSeconds: ptr(1), CooldownSeconds: ptr(0)})
+	if err := e.store.PutPoolSetting(context.Background(), &models.PoolSetting{PublicName: "slow", NumRetries: ptr(0)}); err != nil {
+		t.Fatal(err)
+	}
 	e.reload()
 	e.up.setRespond(func(w http.ResponseWriter, r *http.Request, req upstreamRequest) {
 		select {

@@ -20,8 +20,8 @@ type exchange struct {
 	firstByte time.Time
 	key       *virtualKey
 	member    *member
-	// upstreamFailed: the member, not the caller, is to blame (unreachable,
-	// timeout, 5xx, 429, broken stream).
+	// upstreamFailed: a member, not the caller, was to blame (unreachable,
+	// timeout, 5xx, 429, broken stream), for the log level.
 	upstreamFailed bool
 	row            models.RequestLog
 }
@@ -51,13 +51,20 @@ func (x *exchange) setKey(k *virtualKey) {
 	x.row.KeyID, x.row.UserID, x.row.TeamID = &k.id, k.userID, k.teamID
 }
 
-func (x *exchange) setMember(m *member, upstreamModel string) {
+// setMember records the member of a new attempt; fallback names the pool
+// being routed when it is not the one asked for.
+func (x *exchange) setMember(m *member, upstreamModel, fallback string) {
 	x.member = m
 	x.row.DeploymentID, x.row.ProviderID = &m.id, &m.provider.id
 	x.row.ProviderName = m.provider.name
 	x.row.UpstreamModel = upstreamModel
-	x.row.Attempts = 1
+	x.row.Fallback = fallback
+	x.row.Attempts++
 }
+
+// committed reports whether the caller has received bytes: from then on
+// nothing may be retried.
+func (x *exchange) committed() bool { return !x.firstByte.IsZero() }
 
 // wrote marks the first byte sent to the caller.
 func (x *exchange) wrote(now time.Time) {
@@ -66,11 +73,16 @@ func (x *exchange) wrote(now time.Time) {
 	}
 }
 
+// callerLeft records that the caller went away before its answer was done.
+func (x *exchange) callerLeft() {
+	x.row.Status, x.row.Error = statusClientClosed, "client disconnected"
+}
+
 // fail answers the caller with err in OpenAI's shape and records it; a caller
 // that is gone gets nothing.
 func (s *Server) fail(w http.ResponseWriter, x *exchange, err error) {
 	if errors.Is(err, errClientGone) {
-		x.row.Status, x.row.Error = statusClientClosed, "client disconnected"
+		x.callerLeft()
 		return
 	}
 	ae := asAPIError(err)
@@ -79,17 +91,13 @@ func (s *Server) fail(w http.ResponseWriter, x *exchange, err error) {
 	x.wrote(s.now())
 }
 
-// finish completes the exchange: member statistics, the error line and the
-// request log row.
+// finish completes the exchange: the error line and the request log row.
+// Member statistics are kept per attempt by the router.
 func (s *Server) finish(x *exchange) {
 	x.row.CreatedAt = x.start.UTC()
 	x.row.LatencyMS = s.now().Sub(x.start).Milliseconds()
 	if !x.firstByte.IsZero() {
 		x.row.TTFBMS = x.firstByte.Sub(x.start).Milliseconds()
-	}
-	// A caller that went away says nothing about the member.
-	if x.member != nil && x.row.Status != statusClientClosed {
-		x.member.state.record(x.upstreamFailed)
 	}
 	if x.row.Status >= 400 || x.row.Error != "" {
 		s.logFailure(x)

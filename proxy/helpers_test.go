@@ -212,6 +212,10 @@ func newEnv(t *testing.T, opts proxy.Options) *env {
 	t.Helper()
 	e := &env{t: t, store: dbtest.MustOpenStore(t, "", t.TempDir()), up: newFakeUpstream(t), logs: &syncBuffer{}}
 	opts.Logger = slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if opts.Sleep == nil {
+		// Backoffs between retries pass at once: no test waits for them.
+		opts.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	}
 	e.proxy = proxy.New(e.store, opts)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -2,9 +2,9 @@ package proxy
 
 import "math/rand/v2"
 
-// selector picks the member that serves one attempt from the candidates. The
-// router issue slots in here: it narrows the candidates (cooling down, already
-// tried) and puts a sticky binding first, then defers to the shuffle.
+// selector picks the member that serves one attempt from the candidates: the
+// members not cooling down and not yet tried in this request. The router
+// narrows the candidates and honours sticky bindings before it asks.
 type selector interface {
 	selectMember(candidates []*member) *member
 }
@@ -23,14 +23,22 @@ func (simpleShuffle) selectMember(candidates []*member) *member {
 	case 1:
 		return candidates[0]
 	}
-	var sum float64
-	for _, m := range candidates {
-		sum += m.weight // never negative: newMember reads those as 0
-	}
+	sum := weightSum(candidates)
 	if sum <= 0 {
 		return candidates[rand.IntN(len(candidates))]
 	}
 	return pickWeighted(candidates, rand.Float64()*sum)
+}
+
+// weightSum is the total weight of the candidates. Weights are never negative
+// (newMember reads those as 0), so a sum of 0 means "no weighting in force":
+// the seed's trap where all-zero weights mean uniform, not parked.
+func weightSum(candidates []*member) float64 {
+	var sum float64
+	for _, m := range candidates {
+		sum += m.weight
+	}
+	return sum
 }
 
 // pickWeighted returns the member whose cumulative weight first exceeds r.
@@ -48,4 +56,29 @@ func pickWeighted(candidates []*member, r float64) *member {
 		}
 	}
 	return candidates[len(candidates)-1]
+}
+
+// shares returns the probability simpleShuffle gives each member when only
+// the available ones are candidates: the pool status page's planned and
+// current shares, by the rule the router picks by.
+func shares(members []*member, available func(*member) bool) []float64 {
+	out := make([]float64, len(members))
+	var n int
+	var sum float64
+	for _, m := range members {
+		if available(m) {
+			n++
+			sum += m.weight
+		}
+	}
+	for i, m := range members {
+		switch {
+		case !available(m):
+		case sum > 0:
+			out[i] = m.weight / sum
+		default:
+			out[i] = 1 / float64(n)
+		}
+	}
+	return out
 }

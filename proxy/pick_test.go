@@ -13,8 +13,8 @@ func membersWithWeights(weights ...float64) []*member {
 	return ms
 }
 
-// shares picks n times and returns each member's share.
-func shares(ms []*member, n int) []float64 {
+// measuredShares picks n times and returns each member's share.
+func measuredShares(ms []*member, n int) []float64 {
 	counts := make(map[*member]int)
 	for range n {
 		counts[simpleShuffle{}.selectMember(ms)]++
@@ -42,10 +42,16 @@ func TestSimpleShuffleShares(t *testing.T) {
 		{"5 and 3 and a reserve", []float64{0, 5, 3}, []float64{0, 0.625, 0.375}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := shares(membersWithWeights(tc.weights...), picks)
+			ms := membersWithWeights(tc.weights...)
+			got := measuredShares(ms, picks)
+			computed := shares(ms, func(*member) bool { return true })
 			for i := range got {
 				if math.Abs(got[i]-tc.want[i]) > tolerance {
 					t.Errorf("member %d: share %.4f, want %.4f ± %.3f", i, got[i], tc.want[i], tolerance)
+				}
+				// The pool status page's share is computed, not measured: exact.
+				if math.Abs(computed[i]-tc.want[i]) > 1e-9 {
+					t.Errorf("member %d: computed share %.4f, want %.4f", i, computed[i], tc.want[i])
 				}
 			}
 			if tc.want[0] == 0 && got[0] != 0 {

@@ -27,7 +27,16 @@ type Options struct {
 	Logger       *slog.Logger // nil → discard
 	MaxBodyBytes int64        // request body limit; 0 → 32 MiB
 	LogQueueSize int          // bounded queue of the async log writer; 0 → 10000
+	// DefaultCooldown sets a failing member aside when neither the member nor
+	// the upstream says for how long; 0 → 60 s.
+	DefaultCooldown time.Duration
+	// Now and Sleep are the clock; tests inject one so that cooldowns and
+	// backoffs need no real waiting. nil → the real clock.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
 }
+
+const defaultCooldown = 60 * time.Second
 
 // Server serves the proxy listener. Create it with New, load its routing
 // table with Reload, and Close it after the HTTP server has shut down.
@@ -40,7 +49,11 @@ type Server struct {
 	selector selector
 	logs     *logWriter
 	handler  http.Handler
+	sticky   stickyTable // runtime state, survives reloads
 	now      func() time.Time
+	sleep    func(ctx context.Context, d time.Duration) error
+
+	defaultCooldown time.Duration
 
 	reloadMu   sync.Mutex
 	transports map[int64]*cachedTransport // by provider id; guarded by reloadMu
@@ -61,19 +74,40 @@ func New(store *models.Store, opts Options) *Server {
 		states:     newMemberStates(),
 		selector:   simpleShuffle{},
 		logs:       newLogWriter(store, logger, cmpOr(opts.LogQueueSize, defaultLogQueueSize)).start(),
-		now:        time.Now,
+		now:        opts.Now,
+		sleep:      opts.Sleep,
 		transports: make(map[int64]*cachedTransport),
+
+		defaultCooldown: cmpOr(opts.DefaultCooldown, defaultCooldown),
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.sleep == nil {
+		s.sleep = sleepContext
 	}
 	s.handler = s.routes()
 	return s
 }
 
 // cmpOr is cmp.Or that also treats a negative option as unset.
-func cmpOr[T int | int64](v, def T) T {
+func cmpOr[T int | int64 | time.Duration](v, def T) T {
 	if v <= 0 {
 		return def
 	}
 	return v
+}
+
+// sleepContext waits for d or until ctx is done.
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // ServeHTTP implements http.Handler.

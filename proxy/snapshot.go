@@ -18,8 +18,7 @@ type snapshot struct {
 	wildcards []*pool          // longest prefix first
 	names     []*pool          // every pool by name, for /v1/models
 	keys      map[string]*virtualKey
-	// Loaded for the router issue (retries, sticky TTL, fallbacks); unused yet.
-	settings  map[string]models.PoolSetting
+	settings  map[string]models.PoolSetting  // by public name; each pool has its own copy filled in
 	fallbacks map[string]map[string][]string // public name → kind → ordered targets
 }
 
@@ -27,6 +26,7 @@ type snapshot struct {
 // left out, so a pool exists only while it has a member to offer.
 type pool struct {
 	name     string
+	settings poolSettings
 	prefix   string // wildcard routes: the name without its '*'
 	wildcard bool
 	created  int64 // unix seconds of the oldest member, for /v1/models
@@ -39,6 +39,8 @@ type member struct {
 	upstreamModel  string
 	weight         float64       // unset reads as 0
 	timeout        time.Duration // 0: the defaults
+	cooldown       time.Duration // cooldown_seconds; -1: unset, 0: never cool down
+	contextWindow  int           // tokens; 0: unknown
 	inputPrice     float64       // USD per million tokens
 	outputPrice    float64
 	cacheReadPrice float64
@@ -96,13 +98,16 @@ func buildSnapshot(d snapshotData, providers map[int64]*provider, states *member
 		settings:  make(map[string]models.PoolSetting, len(d.settings)),
 		fallbacks: make(map[string]map[string][]string),
 	}
+	for _, ps := range d.settings {
+		s.settings[ps.PublicName] = ps
+	}
 	s.addPools(d.deployments, providers, states)
+	for _, p := range s.names {
+		p.settings = newPoolSettings(s.settings[p.name])
+	}
 	for i := range d.keys {
 		k := newVirtualKey(&d.keys[i])
 		s.keys[d.keys[i].KeyHash] = k
-	}
-	for _, ps := range d.settings {
-		s.settings[ps.PublicName] = ps
 	}
 	for _, f := range d.fallbacks {
 		if s.fallbacks[f.PublicName] == nil {
@@ -157,6 +162,13 @@ func newMember(d *models.Deployment, p *provider, st *memberState) *member {
 		outputPrice:   d.OutputPrice,
 		provider:      p,
 		state:         st,
+		cooldown:      -1,
+	}
+	if d.CooldownSeconds != nil && *d.CooldownSeconds >= 0 {
+		m.cooldown = time.Duration(*d.CooldownSeconds) * time.Second
+	}
+	if d.ContextWindow != nil {
+		m.contextWindow = *d.ContextWindow
 	}
 	if d.Weight != nil && *d.Weight > 0 {
 		m.weight = *d.Weight
@@ -168,4 +180,31 @@ func newMember(d *models.Deployment, p *provider, st *memberState) *member {
 		m.cacheReadPrice, m.hasCacheRead = *d.CacheReadPrice, true
 	}
 	return m
+}
+
+// allPools returns every pool, wildcard routes included, by name.
+func (s *snapshot) allPools() []*pool { return s.names }
+
+// poolNamed returns the pool whose public name is exactly name ("anthropic/*"
+// for a wildcard route), or nil.
+func (s *snapshot) poolNamed(name string) *pool {
+	if p := s.pools[name]; p != nil {
+		return p
+	}
+	for _, p := range s.wildcards {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// member returns the pool's member with this deployment id, or nil.
+func (p *pool) member(id int64) *member {
+	for _, m := range p.members {
+		if m.id == id {
+			return m
+		}
+	}
+	return nil
 }

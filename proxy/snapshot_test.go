@@ -68,12 +68,12 @@ func TestReloadKeepsTransportsAndState(t *testing.T) {
 		return s.snap.Load().pools["m"].members[0]
 	}
 	first := member()
-	first.state.record(true)
+	first.state.coolDown(time.Now(), time.Hour, "test")
 	second := member()
 	if second.provider.transport != first.provider.transport {
 		t.Error("an unchanged provider got a new transport")
 	}
-	if second.state != first.state || second.state.failures.Load() != 1 {
+	if second.state != first.state || !second.state.coolingDown(time.Now()) {
 		t.Error("runtime state was lost in a reload")
 	}
 	if _, err := store.UpdateProvider(ctx, p.ID, "", func(p *models.Provider) error {

@@ -12,33 +12,42 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"gateway/models"
 )
 
 // streamChat makes a streaming call and relays the answer event by event.
-func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, x *exchange, body []byte, wantsUsage bool) error {
-	s.enableFullDuplex(w)
-	timeout := cmp.Or(x.member.timeout, defaultStreamHeaderTimeout)
+// Until the upstream's first event is relayed nothing reaches the caller, so
+// an error answer is still the router's to retry.
+func (rq *routing) streamChat(m *member, body []byte, wantsUsage bool) *failure {
+	s, r := rq.s, rq.r
+	s.enableFullDuplex(rq.w)
+	timeout := cmp.Or(m.timeout, defaultStreamHeaderTimeout)
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	// One timer guards the whole stream: first the wait for the response
 	// headers, then the silence between two events.
 	timer := time.AfterFunc(timeout, func() { cancel(errUpstreamTimeout) })
 	defer timer.Stop()
-	resp, err := s.send(ctx, r, x.member.provider, body)
+	resp, err := s.send(ctx, r, m.provider, body)
 	if err == nil && !timer.Stop() {
 		resp.Body.Close()
 		err = context.Cause(ctx)
 	}
 	if err != nil {
-		return x.upstreamFailure(ctx, r.Context(), err, timeout)
+		return callFailure(ctx, r.Context(), m.provider, err, timeout)
 	}
 	defer resp.Body.Close()
 	timer.Reset(streamIdleTimeout)
 	if resp.StatusCode/100 != 2 || !isEventStream(resp.Header.Get("Content-Type")) {
 		// An error (or a provider that ignored stream: true) comes as one body.
-		return s.relayWhole(ctx, w, r, x, resp, streamIdleTimeout)
+		a, err := readAnswer(resp)
+		if err != nil {
+			return callFailure(ctx, r.Context(), m.provider, err, streamIdleTimeout)
+		}
+		return rq.deliver(a)
 	}
-	rs := &relayedStream{w: w, rc: http.NewResponseController(w), x: x, wantsUsage: wantsUsage,
+	rs := &relayedStream{w: rq.w, rc: http.NewResponseController(rq.w), x: rq.x, wantsUsage: wantsUsage,
 		rearm: func() { timer.Reset(streamIdleTimeout) }}
 	return s.relayEvents(ctx, r, rs, resp)
 }
@@ -75,16 +84,18 @@ type relayedStream struct {
 
 // relayEvents forwards each event as it arrives, with a flush after each, and
 // ends the caller's stream with an error event if the upstream breaks off.
-func (s *Server) relayEvents(ctx context.Context, r *http.Request, rs *relayedStream, resp *http.Response) error {
+func (s *Server) relayEvents(ctx context.Context, r *http.Request, rs *relayedStream, resp *http.Response) *failure {
 	h := rs.w.Header()
+	rs.x.setGatewayHeaders(h)
 	h.Set("Content-Type", resp.Header.Get("Content-Type"))
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // a reverse proxy in front must not buffer either
 	rs.w.WriteHeader(resp.StatusCode)
 	rs.x.row.Status = resp.StatusCode
 	defer rs.account()
+	rs.x.wrote(s.now())
 	if err := rs.rc.Flush(); err != nil {
-		return errClientGone
+		return clientGoneFailure()
 	}
 	events := newEventReader(resp.Body)
 	for {
@@ -97,7 +108,7 @@ func (s *Server) relayEvents(ctx context.Context, r *http.Request, rs *relayedSt
 			continue
 		}
 		if err := rs.forward(ev, s.now()); err != nil {
-			return errClientGone
+			return clientGoneFailure()
 		}
 		if rs.sawDone {
 			// Nothing follows [DONE]; the caller may already be closing.
@@ -127,14 +138,14 @@ func (rs *relayedStream) account() {
 // said [DONE] (or finished its choices, for providers that omit [DONE]) is
 // complete; anything else gets a final error event rather than a silent end
 // the caller would take for a whole answer.
-func (s *Server) endStream(ctx context.Context, r *http.Request, rs *relayedStream, err error) error {
+func (s *Server) endStream(ctx context.Context, r *http.Request, rs *relayedStream, err error) *failure {
 	// Completeness first: a caller that hangs up once it has everything did
 	// not disconnect early.
 	if errors.Is(err, io.EOF) && (rs.sawDone || rs.sawFinish) {
 		return nil
 	}
 	if r.Context().Err() != nil {
-		return errClientGone
+		return clientGoneFailure()
 	}
 	switch {
 	case errors.Is(context.Cause(ctx), errUpstreamTimeout):
@@ -142,13 +153,13 @@ func (s *Server) endStream(ctx context.Context, r *http.Request, rs *relayedStre
 	case errors.Is(err, io.EOF):
 		err = errors.New("the stream ended before data: [DONE]")
 	}
-	rs.x.upstreamFailed = true
 	ae := errUpstreamStream(rs.x.member.provider, err)
 	rs.x.row.Error = ae.Error()
 	if werr := writeStreamError(rs.w, ae); werr != nil {
-		return errClientGone
+		return clientGoneFailure()
 	}
-	return nil
+	// The caller has its answer; the failure is for the member's record.
+	return &failure{err: ae, trigger: countFailure, kind: models.FallbackGeneral}
 }
 
 // inspect reads what the gateway needs from one event (usage, the end of the

@@ -1,26 +1,177 @@
 package proxy
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // memberState is the runtime state of one deployment, kept apart from the
 // snapshot and keyed by deployment id so that it survives reloads: an admin
-// editing a weight must not reset what the gateway learnt about a member. The
-// router issue adds cooldowns here; counters are atomics because every request
-// touches them.
+// editing a weight must not reset a cooldown or the statistics. The pick reads
+// only the cooldown, an atomic; the rest is written once per finished attempt
+// under mu, never while an upstream call is in flight.
 type memberState struct {
-	requests atomic.Int64
-	failures atomic.Int64
+	coolUntil  atomic.Int64 // unix nanoseconds; 0 or past: not cooling down
+	coolReason atomic.Pointer[string]
+
+	mu     sync.Mutex
+	window failureWindow
+	stats  memberStats
 }
 
-// record counts one finished request of the member.
-func (st *memberState) record(failed bool) {
-	st.requests.Add(1)
-	if failed {
-		st.failures.Add(1)
+// coolingDown reports whether the member is set aside at now.
+func (st *memberState) coolingDown(now time.Time) bool {
+	return st.coolUntil.Load() > now.UnixNano()
+}
+
+// cooldownLeft is how long the member stays set aside, 0 when it is not.
+func (st *memberState) cooldownLeft(now time.Time) time.Duration {
+	return max(time.Duration(st.coolUntil.Load()-now.UnixNano()), 0)
+}
+
+// coolDown sets the member aside until now+d. A deadline is only ever
+// extended: a short cooldown never cuts a provider's "come back in 3 days"
+// (better than LiteLLM, issue 40130). It reports whether the deadline moved.
+func (st *memberState) coolDown(now time.Time, d time.Duration, reason string) bool {
+	until := now.Add(d).UnixNano()
+	for {
+		cur := st.coolUntil.Load()
+		if until <= cur {
+			return false
+		}
+		if st.coolUntil.CompareAndSwap(cur, until) {
+			st.coolReason.Store(&reason)
+			return true
+		}
 	}
+}
+
+// cooldown returns the deadline and why, when the member is cooling down.
+func (st *memberState) cooldown(now time.Time) (until time.Time, reason string, ok bool) {
+	n := st.coolUntil.Load()
+	if n <= now.UnixNano() {
+		return time.Time{}, "", false
+	}
+	if r := st.coolReason.Load(); r != nil {
+		reason = *r
+	}
+	return time.Unix(0, n), reason, true
+}
+
+// countFailure records a failure that counts towards allowed_fails and the
+// failure rate (5xx, timeouts, connection errors) and says whether the member
+// has now failed too often: more than allowedFails in the last minute, or more
+// than half of at least 5 requests.
+func (st *memberState) countFailure(now time.Time, allowedFails int) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.window.add(now, true)
+	reqs, fails := st.window.sum(now)
+	return fails > allowedFails || (reqs >= 5 && fails*2 > reqs)
+}
+
+// countSuccess records a success in the failure window.
+func (st *memberState) countSuccess(now time.Time) {
+	st.mu.Lock()
+	st.window.add(now, false)
+	st.mu.Unlock()
+}
+
+// failureWindow counts requests and failures over the last minute in
+// one-second buckets.
+type failureWindow struct {
+	buckets [60]struct {
+		sec         int64
+		reqs, fails int
+	}
+}
+
+func (w *failureWindow) add(now time.Time, failed bool) {
+	sec := now.Unix()
+	b := &w.buckets[sec%60]
+	if b.sec != sec {
+		b.sec, b.reqs, b.fails = sec, 0, 0
+	}
+	b.reqs++
+	if failed {
+		b.fails++
+	}
+}
+
+func (w *failureWindow) sum(now time.Time) (reqs, fails int) {
+	sec := now.Unix()
+	for _, b := range w.buckets {
+		if b.sec > sec-60 && b.sec <= sec {
+			reqs += b.reqs
+			fails += b.fails
+		}
+	}
+	return reqs, fails
+}
+
+// latencySamples is how many recent latencies a member keeps for its p95.
+const latencySamples = 512
+
+// memberStats are the deployment statistics of seed 2: requests, successes,
+// latency, tokens, cost and the last error. Guarded by memberState.mu.
+type memberStats struct {
+	requests, successes int64
+	latencySum          time.Duration
+	latencies           []time.Duration // ring of the last latencySamples
+	next                int
+	tokensIn, tokensOut int64
+	costUSD             float64
+	lastError           string
+	lastErrorAt         time.Time
+}
+
+// attemptOutcome is what one call to a member ended with.
+type attemptOutcome struct {
+	latency   time.Duration
+	ok        bool
+	err       string // when !ok
+	tokensIn  int64
+	tokensOut int64
+	costUSD   float64
+}
+
+// recordAttempt adds one finished attempt to the statistics.
+func (st *memberState) recordAttempt(now time.Time, o attemptOutcome) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	s := &st.stats
+	s.requests++
+	s.latencySum += o.latency
+	if len(s.latencies) < latencySamples {
+		s.latencies = append(s.latencies, o.latency)
+	} else {
+		s.latencies[s.next] = o.latency
+		s.next = (s.next + 1) % latencySamples
+	}
+	s.tokensIn += o.tokensIn
+	s.tokensOut += o.tokensOut
+	s.costUSD += o.costUSD
+	if o.ok {
+		s.successes++
+		return
+	}
+	s.lastError, s.lastErrorAt = o.err, now
+}
+
+// statsCopy returns the statistics with the p95 latency computed.
+func (st *memberState) statsCopy() (memberStats, time.Duration) {
+	st.mu.Lock()
+	s := st.stats
+	lat := slices.Clone(s.latencies)
+	st.mu.Unlock()
+	s.latencies = nil
+	if len(lat) == 0 {
+		return s, 0
+	}
+	slices.Sort(lat)
+	return s, lat[(len(lat)*95+99)/100-1]
 }
 
 // memberStates holds the state of every deployment. Only Reload takes its

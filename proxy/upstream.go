@@ -5,12 +5,13 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"time"
+
+	"gateway/models"
 )
 
 // Default upstream timeouts (design, "Limits and timeouts"); a member's own
@@ -54,81 +55,80 @@ func copyForwardedHeaders(dst, src http.Header) {
 	}
 }
 
-// relayChat makes a non-streaming call and relays the answer, which is read
-// whole so that its cost can be sent as a header before it.
-func (s *Server) relayChat(w http.ResponseWriter, r *http.Request, x *exchange, body []byte) error {
-	p := x.member.provider
-	timeout := cmp.Or(x.member.timeout, defaultRequestTimeout)
+// relayChat makes a non-streaming call and delivers the answer, which is
+// read whole so that its cost can be sent as a header before it.
+func (rq *routing) relayChat(m *member, body []byte) *failure {
+	r := rq.r
+	timeout := cmp.Or(m.timeout, defaultRequestTimeout)
 	ctx, cancel := context.WithTimeoutCause(r.Context(), timeout, errUpstreamTimeout)
 	defer cancel()
-	resp, err := s.send(ctx, r, p, body)
+	resp, err := rq.s.send(ctx, r, m.provider, body)
 	if err != nil {
-		return x.upstreamFailure(ctx, r.Context(), err, timeout)
+		return callFailure(ctx, r.Context(), m.provider, err, timeout)
 	}
 	defer resp.Body.Close()
-	return s.relayWhole(ctx, w, r, x, resp, timeout)
+	a, err := readAnswer(resp)
+	if err != nil {
+		return callFailure(ctx, r.Context(), m.provider, err, timeout)
+	}
+	return rq.deliver(a)
 }
 
-// relayWhole reads the upstream answer, accounts its usage and relays status,
-// content type and body. Upstream errors are already in OpenAI's shape.
-func (s *Server) relayWhole(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, resp *http.Response, timeout time.Duration) error {
+// readAnswer reads a whole upstream answer.
+func readAnswer(resp *http.Response) (*upstreamAnswer, error) {
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return x.upstreamFailure(ctx, r.Context(), err, timeout)
+		return nil, fmt.Errorf("proxy: read upstream answer: %w", err)
 	}
-	x.noteUpstreamStatus(resp.StatusCode, body)
-	if u, ok := usageFromBody(body); ok {
+	return &upstreamAnswer{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"),
+		retryAfter: resp.Header.Get("Retry-After"), body: body}, nil
+}
+
+// deliver hands a complete answer to the caller, or judges it a failure for
+// the router: an error status, or content the upstream filtered when a
+// content-policy fallback exists to try instead.
+func (rq *routing) deliver(a *upstreamAnswer) *failure {
+	if a.status >= 400 {
+		return classifyAnswer(a, rq.s.now())
+	}
+	if contentFiltered(a.body) && len(rq.fallbackTargets(rq.current, models.FallbackContentPolicy)) > 0 {
+		return &failure{kind: models.FallbackContentPolicy, upstream: a, err: errContentFiltered()}
+	}
+	x, w := rq.x, rq.w
+	if u, ok := usageFromBody(a.body); ok {
 		x.account(u)
 	}
 	h := w.Header()
-	copyRelayedHeaders(h, resp.Header)
-	h.Set("X-Gateway-Cost-Usd", formatCost(x.row.CostUSD))
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(resp.StatusCode)
-	x.wrote(s.now())
-	if _, err := w.Write(body); err != nil {
-		return errClientGone
+	x.setGatewayHeaders(h)
+	if a.contentType != "" {
+		h.Set("Content-Type", a.contentType)
 	}
+	h.Set("X-Gateway-Cost-Usd", formatCost(x.row.CostUSD))
+	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	w.WriteHeader(a.status)
+	x.row.Status = a.status
+	x.wrote(rq.s.now())
+	w.Write(a.body) //nolint:errcheck // a caller gone now has had its answer sent
 	return nil
 }
 
-// copyRelayedHeaders copies what a caller needs of the upstream's headers;
-// the rest (rate-limit counters, request ids, cookies) is the provider's.
-func copyRelayedHeaders(dst, src http.Header) {
-	for _, name := range [...]string{"Content-Type", "Retry-After"} {
-		if v := src.Get(name); v != "" {
-			dst.Set(name, v)
+// contentFiltered reports an answer whose choice finished with content_filter.
+func contentFiltered(body []byte) bool {
+	if !bytes.Contains(body, []byte("content_filter")) {
+		return false
+	}
+	var v struct {
+		Choices []struct {
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return false
+	}
+	for _, c := range v.Choices {
+		if c.FinishReason == "content_filter" {
+			return true
 		}
 	}
-}
-
-// noteUpstreamStatus records the status and, on an error, the upstream's
-// message. 5xx and 429 are the member's failures; other 4xx are the caller's.
-func (x *exchange) noteUpstreamStatus(status int, body []byte) {
-	x.row.Status = status
-	if status < 400 {
-		return
-	}
-	x.upstreamFailed = status >= 500 || status == http.StatusTooManyRequests
-	var e errorBody
-	if json.Unmarshal(body, &e) == nil && e.Error.Message != "" {
-		x.row.Error = fmt.Sprintf("upstream %d: %s", status, e.Error.Message)
-		return
-	}
-	x.row.Error = fmt.Sprintf("upstream %d", status)
-}
-
-// upstreamFailure names what went wrong with a call: the caller left (which is
-// never the member's fault), the member ran out of time, or it could not be
-// reached. ctx is the call's context, callerCtx the request's.
-func (x *exchange) upstreamFailure(ctx, callerCtx context.Context, err error, timeout time.Duration) error {
-	if callerCtx.Err() != nil {
-		return errClientGone
-	}
-	x.upstreamFailed = true
-	p := x.member.provider
-	if errors.Is(context.Cause(ctx), errUpstreamTimeout) {
-		return errUpstreamTimedOut(p, timeout)
-	}
-	return errUpstreamUnreachable(p, err)
+	return false
 }

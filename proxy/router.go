@@ -1,0 +1,369 @@
+package proxy
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gateway/models"
+)
+
+// Routing defaults (design, Routing 5–7); pools override the first two.
+const (
+	defaultNumRetries   = 2
+	defaultAllowedFails = 3
+	maxFallbackDepth    = 5
+	firstBackoff        = 500 * time.Millisecond
+	maxBackoff          = 8 * time.Second
+	maxHonouredWait     = 60 * time.Second // a longer retry-after is a cooldown, not a wait
+)
+
+// poolSettings are a pool's routing settings with the defaults filled in.
+type poolSettings struct {
+	numRetries   int
+	allowedFails int
+	stickyTTL    time.Duration // 0: no automatic sticky binding
+}
+
+func newPoolSettings(ps models.PoolSetting) poolSettings {
+	s := poolSettings{numRetries: defaultNumRetries, allowedFails: defaultAllowedFails}
+	if ps.NumRetries != nil && *ps.NumRetries >= 0 {
+		s.numRetries = *ps.NumRetries
+	}
+	if ps.AllowedFails != nil && *ps.AllowedFails >= 0 {
+		s.allowedFails = *ps.AllowedFails
+	}
+	if ps.StickyTTLSeconds != nil && *ps.StickyTTLSeconds > 0 {
+		s.stickyTTL = time.Duration(*ps.StickyTTLSeconds) * time.Second
+	}
+	return s
+}
+
+// attemptFunc makes one call to one member. It returns nil when the member
+// served the request; after the first byte reached the caller it may still
+// return a failure (a stream broken mid-way), for the member's record, and
+// the router stops there.
+type attemptFunc func(m *member, upstreamModel string) *failure
+
+// routing is one request's way through its pool, retries and fallbacks.
+type routing struct {
+	s        *Server
+	w        http.ResponseWriter
+	r        *http.Request
+	x        *exchange
+	snap     *snapshot
+	model    string // what the caller asked for
+	estimate int    // rough prompt tokens, for members' context windows
+	attempt  attemptFunc
+	current  string // the public name being routed now
+}
+
+// serve routes the request: its own pool first, then the fallbacks the
+// failure calls for, breadth first, each pool routed in full, no pool twice,
+// at most maxFallbackDepth of them. It writes the final failure itself.
+func (rq *routing) serve() {
+	f := rq.servePool(rq.model)
+	if f == nil {
+		return
+	}
+	first, tried := f, []string(nil)
+	visited := map[string]bool{rq.model: true}
+	queue := rq.fallbackTargets(rq.model, f.kind)
+	for len(queue) > 0 && len(tried) < maxFallbackDepth {
+		name := queue[0]
+		queue = queue[1:]
+		if visited[name] {
+			continue
+		}
+		visited[name] = true
+		tried = append(tried, name)
+		if f = rq.servePool(name); f == nil {
+			return
+		}
+		if f.clientGone() {
+			break
+		}
+		queue = append(queue, rq.fallbackTargets(name, f.kind)...)
+	}
+	rq.writeFailure(first, f, tried)
+}
+
+// fallbackTargets is the ordered list of the given kind for a public name:
+// its own, else the wildcard route's it came through, else the defaults
+// under "*".
+func (rq *routing) fallbackTargets(name, kind string) []string {
+	if kind == "" {
+		return nil
+	}
+	lists := []string{name}
+	if rt, ok := rq.snap.route(name); ok && rt.pool.name != name {
+		lists = append(lists, rt.pool.name)
+	}
+	for _, n := range append(lists, "*") {
+		if ts := rq.snap.fallbacks[n][kind]; len(ts) > 0 {
+			return ts
+		}
+	}
+	return nil
+}
+
+// servePool tries the members of one pool: a first pick and up to
+// num_retries more, each excluding the members already tried. It returns nil
+// when the request was served or the caller already has its answer.
+func (rq *routing) servePool(name string) *failure {
+	rt, ok := rq.snap.route(name)
+	if !ok {
+		return &failure{err: errNoDeployments(name)}
+	}
+	rq.current = name
+	set := rt.pool.settings
+	var tried []int64
+	var last *failure
+	backoffs := 0
+	for range set.numRetries + 1 {
+		m, f := rq.nextMember(rt, tried, last, &backoffs)
+		if f != nil {
+			return f
+		}
+		if m == nil {
+			break
+		}
+		f = rq.try(m, rt, set)
+		if f == nil || rq.x.committed() || f.clientGone() {
+			return f.unlessCommitted(rq.x)
+		}
+		last = f
+		tried = append(tried, m.id)
+		if !f.retry {
+			break
+		}
+	}
+	if last == nil {
+		return rq.noMemberFits(rt)
+	}
+	return last
+}
+
+// unlessCommitted: once the caller has bytes, the router has nothing more to say.
+func (f *failure) unlessCommitted(x *exchange) *failure {
+	if f == nil || x.committed() {
+		return nil
+	}
+	return f
+}
+
+// nextMember picks the member for the next attempt. When every member not
+// cooling down was tried already, it backs off (no delay while others exist)
+// and lets one of them try again.
+func (rq *routing) nextMember(rt route, tried []int64, last *failure, backoffs *int) (*member, *failure) {
+	now := rq.s.now()
+	if m := rq.pick(rt, tried, now); m != nil {
+		return m, nil
+	}
+	if rt.pool.allCoolingDown(now) {
+		return nil, rq.allCoolingDown(rt, now)
+	}
+	if last == nil || !last.retry {
+		return nil, nil
+	}
+	if err := rq.s.sleep(rq.r.Context(), backoffDelay(*backoffs, last.retryAfter)); err != nil {
+		return nil, clientGoneFailure()
+	}
+	*backoffs++
+	now = rq.s.now()
+	if m := rq.pick(rt, nil, now); m != nil {
+		return m, nil
+	}
+	return nil, rq.allCoolingDown(rt, now)
+}
+
+// backoffDelay is the wait before giving a tried member another go: the
+// upstream's retry-after when it is short, else 0.5 s doubling up to 8 s.
+func backoffDelay(n int, retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 && retryAfter < maxHonouredWait {
+		return retryAfter
+	}
+	return min(firstBackoff<<min(n, 8), maxBackoff)
+}
+
+// pick narrows the pool to its candidates (not cooling down, not tried, long
+// enough a context window), honours a live sticky binding to one of them, and
+// otherwise leaves the choice to the shuffle.
+func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
+	candidates := make([]*member, 0, len(rt.pool.members))
+	for _, m := range rt.pool.members {
+		if !m.state.coolingDown(now) && !slices.Contains(tried, m.id) && m.fits(rq.estimate) {
+			candidates = append(candidates, m)
+		}
+	}
+	if b, ok := rq.s.sticky.lookup(rq.current, now); ok {
+		for _, m := range candidates {
+			if m.id == b.deploymentID {
+				return m
+			}
+		}
+	}
+	return rq.s.selector.selectMember(candidates)
+}
+
+// fits reports whether a prompt of about estimate tokens fits the member's
+// known context window.
+func (m *member) fits(estimate int) bool {
+	return m.contextWindow <= 0 || estimate <= m.contextWindow
+}
+
+// estimatePromptTokens is a deliberately rough guess, about four bytes of
+// JSON per token: enough to send a 600k-token prompt past a 200k-token
+// member, never used for billing.
+func estimatePromptTokens(body []byte) int { return len(body) / 4 }
+
+func (rq *routing) noMemberFits(rt route) *failure {
+	return &failure{kind: models.FallbackContextWindow, err: &apiError{Status: http.StatusBadRequest,
+		Type: typeInvalidRequest, Code: "context_length_exceeded",
+		Message: fmt.Sprintf("the request (about %d tokens) exceeds the context window of every member of %q",
+			rq.estimate, rt.pool.name)}}
+}
+
+// allCoolingDown is the answer when every member is set aside: 429 with the
+// shortest remaining cooldown (better than LiteLLM, issue 27823), and the
+// general fallbacks may still help.
+func (rq *routing) allCoolingDown(rt route, now time.Time) *failure {
+	wait := time.Duration(math.MaxInt64)
+	for _, m := range rt.pool.members {
+		wait = min(wait, m.state.cooldownLeft(now))
+	}
+	return &failure{kind: models.FallbackGeneral, retryAfter: wait, err: &apiError{
+		Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "all_members_cooling_down",
+		Message: fmt.Sprintf("%s: %q: all %d members are cooling down", msgNoDeployments, rq.current, len(rt.pool.members))}}
+}
+
+func (p *pool) allCoolingDown(now time.Time) bool {
+	for _, m := range p.members {
+		if !m.state.coolingDown(now) {
+			return false
+		}
+	}
+	return true
+}
+
+// try makes one attempt and keeps the books: statistics, cooldown, sticky.
+func (rq *routing) try(m *member, rt route, set poolSettings) *failure {
+	s, x := rq.s, rq.x
+	upstreamModel := m.upstreamModelFor(rt)
+	x.setMember(m, upstreamModel, rq.fallbackName())
+	x.row.Error = ""
+	start := s.now()
+	f := rq.attempt(m, upstreamModel)
+	now := s.now()
+	if f != nil && f.clientGone() {
+		x.callerLeft()
+		return f // never the member's fault
+	}
+	o := attemptOutcome{latency: now.Sub(start), ok: f == nil}
+	if f == nil {
+		o.tokensIn, o.tokensOut, o.costUSD = x.row.InputTokens, x.row.OutputTokens, x.row.CostUSD
+		m.state.countSuccess(now)
+		if set.stickyTTL > 0 {
+			s.sticky.bindAfterSuccess(rq.current, m.id, set.stickyTTL, now)
+		}
+	} else {
+		o.err = f.err.Error()
+		x.upstreamFailed = x.upstreamFailed || f.trigger != noTrigger
+		s.penalize(m, f, set, rq.current, now)
+	}
+	m.state.recordAttempt(now, o)
+	return f
+}
+
+// fallbackName is the pool being routed when it is not the one asked for.
+func (rq *routing) fallbackName() string {
+	if rq.current == rq.model {
+		return ""
+	}
+	return rq.current
+}
+
+// penalize applies a failure to its member: cooldown per the design's
+// triggers, and the end of a sticky binding to it.
+func (s *Server) penalize(m *member, f *failure, set poolSettings, name string, now time.Time) {
+	if f.trigger == noTrigger {
+		return
+	}
+	s.sticky.clearOnFailure(name, m.id)
+	reason := f.err.Message
+	if f.trigger == countFailure {
+		if !m.state.countFailure(now, set.allowedFails) {
+			return
+		}
+		reason = "failed too often in the last minute; last: " + reason
+	}
+	d := m.cooldownLength(f.retryAfter, s.defaultCooldown)
+	if d <= 0 {
+		return
+	}
+	if m.state.coolDown(now, d, reason) {
+		s.log.Info("member cooling down", "deployment_id", m.id, "provider", m.provider.name,
+			"until", now.Add(d).UTC().Format(time.RFC3339), "reason", reason)
+	}
+}
+
+// cooldownLength is the member's cooldown_seconds if set (0 disables it),
+// else the upstream's retry-after, else the gateway's default.
+func (m *member) cooldownLength(retryAfter, def time.Duration) time.Duration {
+	switch {
+	case m.cooldown >= 0:
+		return m.cooldown
+	case retryAfter > 0:
+		return retryAfter
+	}
+	return def
+}
+
+// writeFailure answers with the first pool's failure, naming the fallbacks
+// tried. An upstream's own answer is relayed as is when nothing else was
+// tried.
+func (rq *routing) writeFailure(first, last *failure, tried []string) {
+	x, w := rq.x, rq.w
+	if first.clientGone() || last.clientGone() {
+		x.callerLeft()
+		return
+	}
+	h := w.Header()
+	if x.member != nil {
+		x.setGatewayHeaders(h) // the member tried last
+	}
+	if first.retryAfter > 0 {
+		h.Set("Retry-After", strconv.FormatInt(int64(math.Ceil(first.retryAfter.Seconds())), 10))
+	}
+	if first.upstream != nil && len(tried) == 0 {
+		rq.relayAnswer(first.upstream)
+		return
+	}
+	e := *first.err
+	if len(tried) > 0 {
+		e.Message += " (fallbacks tried: " + strings.Join(tried, ", ") + ")"
+	}
+	rq.s.fail(w, x, &e)
+}
+
+// relayAnswer sends an upstream's error answer on unchanged.
+func (rq *routing) relayAnswer(a *upstreamAnswer) {
+	h := rq.w.Header()
+	if a.contentType != "" {
+		h.Set("Content-Type", a.contentType)
+	}
+	if a.retryAfter != "" {
+		h.Set("Retry-After", a.retryAfter)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	rq.w.WriteHeader(a.status)
+	rq.x.wrote(rq.s.now())
+	rq.x.row.Status = a.status
+	e := parseUpstreamError(a.body)
+	rq.x.row.Error = fmt.Sprintf("upstream %d: %s", a.status, e.Message)
+	rq.w.Write(a.body) //nolint:errcheck // the caller may be gone; nothing left to tell it
+}

@@ -1,0 +1,141 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// This file is the proxy's runtime state as the admin side sees it: member
+// statistics, cooldowns, shares and sticky bindings. Nothing here is stored.
+
+// DeploymentStats are one deployment's in-memory statistics since start.
+type DeploymentStats struct {
+	ID           int64      `json:"id"`
+	PublicName   string     `json:"public_name"`
+	Provider     string     `json:"provider"`
+	Requests     int64      `json:"requests"`
+	Successes    int64      `json:"successes"`
+	SuccessRate  float64    `json:"success_rate"` // 0..1; 0 without requests
+	AvgLatencyMS float64    `json:"avg_latency_ms"`
+	P95LatencyMS float64    `json:"p95_latency_ms"`
+	TokensIn     int64      `json:"tokens_in"`
+	TokensOut    int64      `json:"tokens_out"`
+	CostUSD      float64    `json:"cost_usd"`
+	LastError    string     `json:"last_error"`
+	LastErrorAt  *time.Time `json:"last_error_at"`
+}
+
+// Stats returns the statistics of every enabled deployment, by public name.
+func (s *Server) Stats() []DeploymentStats {
+	snap := s.snap.Load()
+	if snap == nil {
+		return nil
+	}
+	var out []DeploymentStats
+	for _, p := range snap.allPools() {
+		for _, m := range p.members {
+			out = append(out, m.statsView(p.name))
+		}
+	}
+	return out
+}
+
+func (m *member) statsView(publicName string) DeploymentStats {
+	st, p95 := m.state.statsCopy()
+	v := DeploymentStats{ID: m.id, PublicName: publicName, Provider: m.provider.name,
+		Requests: st.requests, Successes: st.successes, TokensIn: st.tokensIn, TokensOut: st.tokensOut,
+		CostUSD: st.costUSD, LastError: st.lastError, P95LatencyMS: ms(p95)}
+	if st.requests > 0 {
+		v.SuccessRate = float64(st.successes) / float64(st.requests)
+		v.AvgLatencyMS = ms(st.latencySum / time.Duration(st.requests))
+	}
+	if !st.lastErrorAt.IsZero() {
+		t := st.lastErrorAt.UTC()
+		v.LastErrorAt = &t
+	}
+	return v
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// MemberStatus is one pool member as the pool status page shows it.
+type MemberStatus struct {
+	ID             int64
+	Provider       string
+	UpstreamModel  string
+	PlannedShare   float64 // what its weight buys with every member healthy
+	Share          float64 // what it gets now, given cooldowns and failed checks
+	CoolingDown    bool
+	CooldownUntil  *time.Time
+	CooldownReason string
+}
+
+// PoolStatus returns the enabled members of the pool with exactly this public
+// name (wildcard routes by their pattern), with shares computed by the same
+// rule the router picks by. failedCheck tells which members failed their last
+// live check; they count as unavailable in the current share. ok is false
+// when no such pool is being served.
+func (s *Server) PoolStatus(name string, failedCheck func(id int64) bool) (members []MemberStatus, ok bool) {
+	snap := s.snap.Load()
+	if snap == nil {
+		return nil, false
+	}
+	p := snap.poolNamed(name)
+	if p == nil {
+		return nil, false
+	}
+	now := s.now()
+	planned := shares(p.members, func(*member) bool { return true })
+	current := shares(p.members, func(m *member) bool {
+		return !m.state.coolingDown(now) && (failedCheck == nil || !failedCheck(m.id))
+	})
+	for i, m := range p.members {
+		ms := MemberStatus{ID: m.id, Provider: m.provider.name, UpstreamModel: m.upstreamModel,
+			PlannedShare: planned[i], Share: current[i]}
+		if until, reason, cooling := m.state.cooldown(now); cooling {
+			u := until.UTC()
+			ms.CoolingDown, ms.CooldownUntil, ms.CooldownReason = true, &u, reason
+		}
+		members = append(members, ms)
+	}
+	return members, true
+}
+
+// Errors of PinSticky, for the management API to map to 404 and 400.
+var (
+	ErrUnknownModel = errors.New("no pool serves this model")
+	ErrNotAMember   = errors.New("the deployment is not an enabled member of this model's pool")
+)
+
+// StickyBindings returns the live sticky bindings.
+func (s *Server) StickyBindings() []StickyBinding {
+	return s.sticky.all(s.now())
+}
+
+// PinSticky routes model to one member of its pool for ttl (DefaultStickyTTL
+// when ttl <= 0), until it fails or the pin is cleared.
+func (s *Server) PinSticky(model string, deploymentID int64, ttl time.Duration) error {
+	snap := s.snap.Load()
+	if snap == nil {
+		return ErrUnknownModel
+	}
+	rt, ok := snap.route(model)
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrUnknownModel, model)
+	}
+	if rt.pool.member(deploymentID) == nil {
+		return fmt.Errorf("%w: deployment %d, model %q", ErrNotAMember, deploymentID, model)
+	}
+	if ttl <= 0 {
+		ttl = DefaultStickyTTL
+	}
+	s.sticky.pin(model, deploymentID, s.now().Add(ttl))
+	return nil
+}
+
+// ClearSticky drops the binding of model and reports whether there was one.
+func (s *Server) ClearSticky(model string) bool { return s.sticky.clear(model) }
+
+// ClearAllSticky drops every binding.
+func (s *Server) ClearAllSticky() { s.sticky.clearAll() }
