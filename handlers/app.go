@@ -17,12 +17,25 @@ import (
 	"github.com/gorilla/sessions"
 
 	"gateway/models"
+	"gateway/proxy"
 	"gateway/static"
 )
 
 // Reloader rebuilds the proxy's in-memory routing snapshot after an admin write.
 type Reloader interface {
 	Reload(ctx context.Context) error
+}
+
+// Runtime is the proxy's in-memory state that the admin side shows and
+// changes: statistics, pool shares and cooldowns, sticky bindings.
+// *proxy.Server implements it.
+type Runtime interface {
+	Stats() []proxy.DeploymentStats
+	PoolStatus(name string, failedCheck func(id int64) bool) ([]proxy.MemberStatus, bool)
+	StickyBindings() []proxy.StickyBinding
+	PinSticky(model string, deploymentID int64, ttl time.Duration) error
+	ClearSticky(model string) bool
+	ClearAllSticky()
 }
 
 // Options configures the admin handlers.
@@ -37,6 +50,8 @@ type Options struct {
 	SecureCookies bool
 	// Reloader may be nil in tests.
 	Reloader Reloader
+	// Runtime may be nil in tests that do not touch runtime state.
+	Runtime Runtime
 }
 
 // App serves the admin listener. Build it with New.
@@ -47,6 +62,7 @@ type App struct {
 	hasMasterKey bool
 	sessions     *sessions.CookieStore
 	reloader     Reloader
+	runtime      Runtime
 	validate     *validator.Validate
 	throttle     *loginThrottle
 	assetVersion string
@@ -78,6 +94,7 @@ func New(store *models.Store, opts Options) (*App, error) {
 		hasMasterKey: opts.MasterKey != "",
 		sessions:     newCookieStore(opts.SessionKey, opts.SecureCookies),
 		reloader:     opts.Reloader,
+		runtime:      opts.Runtime,
 		validate:     newValidator(),
 		throttle:     newLoginThrottle(5, 15*time.Minute),
 		assetVersion: version,

@@ -71,6 +71,7 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (g *Gatewa
 		MasterKey:  cfg.MasterKey,
 		SessionKey: deriveKey(secret, "gateway admin sessions v1"),
 		Reloader:   g.proxy,
+		Runtime:    g.proxy,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("admin: %w", err)
