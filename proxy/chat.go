@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"gateway/models"
 )
@@ -84,10 +85,15 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	if r.ContentLength > limit {
 		return nil, errBodyTooLarge(limit)
 	}
+	// A caller that announces a large body and sends nothing must neither
+	// hold the handler for ever nor make the gateway reserve the memory.
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(bodyReadTimeout)) //nolint:errcheck // unsupported: no deadline
+	defer rc.SetReadDeadline(time.Time{})               //nolint:errcheck // as above
 	var buf bytes.Buffer
 	if r.ContentLength > 0 {
-		// Room for the body and the final empty read, so it is never copied.
-		buf.Grow(int(r.ContentLength) + bytes.MinRead)
+		// Room for the body and the final empty read, so it is rarely copied.
+		buf.Grow(int(min(r.ContentLength, 1<<20)) + bytes.MinRead)
 	}
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
 	var tooLarge *http.MaxBytesError

@@ -1,8 +1,11 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -51,7 +54,8 @@ func parseChatRequest(body []byte) (*chatRequest, error) {
 
 // locateFields finds the top-level fields the gateway cares about. A repeated
 // one is refused: parsers disagree on which copy wins, and the gateway must
-// route by the same model the upstream will read.
+// route by the same model the upstream will read. So is one spelt in another
+// case ("MODEL"), which Go's encoding/json, in some upstreams, takes for it.
 func (c *chatRequest) locateFields() error {
 	fields := [...]struct {
 		name string
@@ -61,6 +65,9 @@ func (c *chatRequest) locateFields() error {
 	for key, val, ok := sc.next(); ok; key, val, ok = sc.next() {
 		for _, f := range fields {
 			if !keyIs(key, f.name) {
+				if bytes.EqualFold(key, []byte(f.name)) {
+					return errBadRequest("duplicate_field", fmt.Sprintf("%q is %s in another case", key, f.name))
+				}
 				continue
 			}
 			if f.at.found() {
@@ -93,6 +100,9 @@ func (c *chatRequest) checkModel() error {
 	}
 	if c.model == "" {
 		return errBadRequest("missing_model", "you must provide a model parameter")
+	}
+	if strings.ContainsFunc(c.model, unicode.IsControl) {
+		return errBadRequest("invalid_model", "model must not contain control characters")
 	}
 	return nil
 }

@@ -99,6 +99,8 @@ func TestParseChatRequestErrors(t *testing.T) {
 		{"stream_options string", `{"model":"m","stream":true,"stream_options":"x","messages":[]}`, "invalid_type"},
 		{"duplicate stream", `{"model":"m","stream":false,"stream":true,"messages":[]}`, "duplicate_field"},
 		{"escaped duplicate model", `{"model":"a","mod\u0065l":"b","messages":[]}`, "duplicate_field"},
+		{"model in another case", `{"model":"allowed","MODEL":"other","messages":[]}`, "duplicate_field"},
+		{"NUL in model", `{"model":"a\u0000","messages":[]}`, "invalid_model"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseChatRequest([]byte(tc.body))

@@ -120,6 +120,11 @@ func errUpstreamStream(p *provider, cause error) *apiError {
 		fmt.Sprintf("upstream provider %q broke off the stream", p.name), cause}
 }
 
+func errProviderAuth(p *provider, status int) *apiError {
+	return &apiError{http.StatusBadGateway, typeServer, "provider_auth_failed",
+		fmt.Sprintf("upstream provider %q refused the gateway's credentials (%d); an admin must check its key", p.name, status), nil}
+}
+
 func errContentFiltered() *apiError {
 	return &apiError{http.StatusBadRequest, typeInvalidRequest, "content_filter",
 		"the upstream filtered the content (finish_reason: content_filter)", nil}

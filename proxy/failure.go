@@ -44,15 +44,24 @@ type upstreamAnswer struct {
 	body        []byte
 }
 
-// classifyAnswer judges an upstream's error answer.
-func classifyAnswer(a *upstreamAnswer, now time.Time) *failure {
+// classifyAnswer judges an upstream's error answer from provider p.
+func classifyAnswer(a *upstreamAnswer, p *provider, now time.Time) *failure {
 	e := parseUpstreamError(a.body)
 	f := &failure{upstream: a, kind: models.FallbackGeneral, retryAfter: parseRetryAfter(a.retryAfter, now),
 		err: &apiError{Status: a.status, Type: cmpStr(e.Type, typeServer), Code: cmpStr(e.Code, "upstream_error"),
 			Message: cmpStr(e.Message, fmt.Sprintf("upstream answered %d", a.status))}}
 	switch {
-	case a.status == http.StatusTooManyRequests, a.status == http.StatusUnauthorized,
-		a.status == http.StatusNotFound, a.status == http.StatusRequestTimeout:
+	case a.status == http.StatusUnauthorized, a.status == http.StatusForbidden:
+		// The provider refused the gateway's key: the caller's key was fine,
+		// so the caller must not see a 401, nor the upstream's text, which
+		// may quote part of the provider key.
+		f.upstream, f.retry = nil, true
+		f.err = errProviderAuth(p, a.status)
+		if a.status == http.StatusUnauthorized {
+			f.trigger = coolNow
+		}
+	case a.status == http.StatusTooManyRequests, a.status == http.StatusNotFound,
+		a.status == http.StatusRequestTimeout:
 		f.trigger, f.retry = coolNow, true
 	case a.status >= 500:
 		f.trigger, f.retry = countFailure, true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -141,8 +142,7 @@ func (w *logWriter) flush(batch []models.RequestLog) []models.RequestLog {
 		fitColumns(&batch[i])
 	}
 	if err := w.insertWithRetry(batch); err != nil {
-		w.dropped.Add(int64(len(batch)))
-		w.log.Error("request logs dropped: the database refused them", "rows", len(batch), "err", err)
+		w.insertOneByOne(batch, err)
 	}
 	clear(batch)
 	return batch[:0]
@@ -162,6 +162,25 @@ func (w *logWriter) insertWithRetry(batch []models.RequestLog) error {
 			return fmt.Errorf("%w (then gave up: %w)", err, w.ctx.Err())
 		}
 		wait *= 2
+	}
+}
+
+// insertOneByOne writes a refused batch row by row, so that one row the
+// database will not take (or a database that is down) drops only what it must.
+func (w *logWriter) insertOneByOne(batch []models.RequestLog, batchErr error) {
+	var dropped int64
+	for i := range batch {
+		if w.ctx.Err() != nil {
+			dropped += int64(len(batch) - i)
+			break
+		}
+		if err := w.insert(batch[i : i+1]); err != nil {
+			dropped++
+		}
+	}
+	if dropped > 0 {
+		w.dropped.Add(dropped)
+		w.log.Error("request logs dropped: the database refused them", "rows", dropped, "err", batchErr)
 	}
 }
 
@@ -193,12 +212,28 @@ func fitColumns(r *models.RequestLog) {
 	r.UpstreamModel = fit(r.UpstreamModel, 500)
 	r.Endpoint = fit(r.Endpoint, 100)
 	r.Fallback = fit(r.Fallback, 500)
-	r.Error = fit(r.Error, 2000)
+	r.Error = fit(maskSecrets(r.Error), 2000)
 }
 
-// fit cuts s to at most n bytes (so at most n characters) on a rune boundary.
+// secretLike matches what looks like an API key in an upstream's error text
+// (OpenAI's 401 quotes part of the key it was sent).
+var secretLike = regexp.MustCompile(`\b(sk|key)-[A-Za-z0-9_*.-]{6,}`)
+
+// maskSecrets hides key-like words in text that is stored or logged.
+func maskSecrets(s string) string {
+	if !strings.Contains(s, "sk-") && !strings.Contains(s, "key-") {
+		return s
+	}
+	return secretLike.ReplaceAllString(s, "$1-…")
+}
+
+// fit cuts s to at most n bytes (so at most n characters) on a rune boundary,
+// without NUL, which PostgreSQL refuses in text.
 func fit(s string, n int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "")
+	}
 	if len(s) <= n {
 		return s
 	}

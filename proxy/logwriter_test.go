@@ -18,7 +18,8 @@ type fakeLogStore struct {
 	mu       sync.Mutex
 	rows     []models.RequestLog
 	calls    int
-	failures int // the first n calls fail
+	failures int    // the first n calls fail
+	poison   string // a batch holding a row with this model fails
 	block    chan struct{}
 }
 
@@ -35,6 +36,11 @@ func (f *fakeLogStore) InsertRequestLogs(ctx context.Context, logs []models.Requ
 	f.calls++
 	if f.calls <= f.failures {
 		return errors.New("database is down")
+	}
+	for _, l := range logs {
+		if f.poison != "" && l.Model == f.poison {
+			return errors.New("invalid byte sequence")
+		}
 	}
 	f.rows = append(f.rows, logs...)
 	return nil
@@ -129,6 +135,28 @@ func TestLogWriterDropsWhenFull(t *testing.T) {
 	}
 }
 
+// TestLogWriterDropsOnlyTheBadRow: a row the database refuses costs only
+// itself, not the whole batch of other callers' rows.
+func TestLogWriterDropsOnlyTheBadRow(t *testing.T) {
+	store := &fakeLogStore{poison: "bad"}
+	w := testLogWriter(store, 100, nil, func(w *logWriter) { w.batchSize = 3 })
+	for _, m := range []string{"a", "bad", "c"} {
+		w.enqueue(models.RequestLog{Model: m})
+	}
+	closeWriter(t, w)
+	if rows, _ := store.inserted(); rows != 2 || w.dropped.Load() != 1 {
+		t.Errorf("inserted %d, dropped %d; want 2 and 1", rows, w.dropped.Load())
+	}
+}
+
+func TestFitColumnsMasksAndStrips(t *testing.T) {
+	r := models.RequestLog{Model: "a\x00b", Error: "upstream 401: Incorrect API key provided: sk-proj-abc123XYZ"}
+	fitColumns(&r)
+	if r.Model != "ab" || strings.Contains(r.Error, "abc123") {
+		t.Errorf("model %q, error %q", r.Model, r.Error)
+	}
+}
+
 func TestLogWriterRetries(t *testing.T) {
 	t.Run("recovers", func(t *testing.T) {
 		store := &fakeLogStore{failures: 2}
@@ -146,8 +174,8 @@ func TestLogWriterRetries(t *testing.T) {
 		w.enqueue(models.RequestLog{})
 		w.enqueue(models.RequestLog{})
 		closeWriter(t, w)
-		if _, calls := store.inserted(); calls != w.attempts {
-			t.Errorf("calls: got %d, want %d attempts", calls, w.attempts)
+		if _, calls := store.inserted(); calls != w.attempts+2 {
+			t.Errorf("calls: got %d, want %d attempts and then one per row", calls, w.attempts+2)
 		}
 		if w.dropped.Load() != 2 {
 			t.Errorf("dropped: got %d, want 2", w.dropped.Load())

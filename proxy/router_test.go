@@ -576,3 +576,40 @@ func TestStatsAndReloadKeepRuntimeState(t *testing.T) {
 		t.Fatalf("b's stats %+v", sb)
 	}
 }
+
+// TestSilentStreamIsRetried: a member that sends its stream's headers but no
+// event within its timeout is a failure before the first byte reached the
+// caller, so another member serves; the cost arrives as a trailer.
+func TestSilentStreamIsRetried(t *testing.T) {
+	e, _ := newRouterEnv(t)
+	e.addDeployment(models.Deployment{PublicName: "p", UpstreamModel: "silent", Weight: ptr(1.0), TimeoutSeconds: ptr(1), InputPrice: 1e6 / 12})
+	e.addDeployment(models.Deployment{PublicName: "p", UpstreamModel: "talks", Weight: ptr(0.0), InputPrice: 1e6 / 12})
+	e.reload()
+	e.up.setRespond(func(w http.ResponseWriter, r *http.Request, req upstreamRequest) {
+		if req.Body["model"] == "silent" {
+			startStream(w)
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+			return
+		}
+		writeFakeStream(w, req)
+	})
+	start := time.Now()
+	resp, body := e.post("/v1/chat/completions", e.key, strings.NewReader(chatBody("p", true)))
+	wantStatus(t, resp, body, 200)
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Fatalf("took %s: the silent member's 1 s timeout was not applied to its first event", elapsed)
+	}
+	if resp.Header.Get("X-Gateway-Upstream-Model") != "talks" || resp.Header.Get("X-Gateway-Attempts") != "2" {
+		t.Fatalf("served by %s after %s attempts", resp.Header.Get("X-Gateway-Upstream-Model"), resp.Header.Get("X-Gateway-Attempts"))
+	}
+	if !strings.Contains(string(body), "[DONE]") {
+		t.Fatalf("stream incomplete: %s", body)
+	}
+	// 12 prompt tokens at 1e6/12 USD per million tokens: 1 USD.
+	if got := resp.Trailer.Get("X-Gateway-Cost-Usd"); got != "1" {
+		t.Fatalf("cost trailer %q, want 1", got)
+	}
+}

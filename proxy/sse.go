@@ -38,7 +38,7 @@ func (rq *routing) streamChat(m *member, body []byte, wantsUsage bool) *failure 
 		return callFailure(ctx, r.Context(), m.provider, err, timeout)
 	}
 	defer resp.Body.Close()
-	timer.Reset(streamIdleTimeout)
+	timer.Reset(timeout) // the first event is due as soon as the headers were
 	if resp.StatusCode/100 != 2 || !isEventStream(resp.Header.Get("Content-Type")) {
 		// An error (or a provider that ignored stream: true) comes as one body.
 		a, err := readAnswer(resp)
@@ -48,7 +48,7 @@ func (rq *routing) streamChat(m *member, body []byte, wantsUsage bool) *failure 
 		return rq.deliver(a)
 	}
 	rs := &relayedStream{w: rq.w, rc: http.NewResponseController(rq.w), x: rq.x, wantsUsage: wantsUsage,
-		rearm: func() { timer.Reset(streamIdleTimeout) }}
+		rearm: func() { timer.Reset(streamIdleTimeout) }, firstEventTimeout: timeout}
 	return s.relayEvents(ctx, r, rs, resp)
 }
 
@@ -77,47 +77,69 @@ type relayedStream struct {
 	x          *exchange
 	wantsUsage bool
 	rearm      func() // restarts the idle timer
-	sawDone    bool   // data: [DONE]
-	sawFinish  bool   // a choice with a finish_reason
-	usage      *usage
+	// firstEventTimeout is how long the member had to send its first event.
+	firstEventTimeout time.Duration
+	sawDone           bool // data: [DONE]
+	sawFinish         bool // a choice with a finish_reason
+	usage             *usage
 }
 
 // relayEvents forwards each event as it arrives, with a flush after each, and
 // ends the caller's stream with an error event if the upstream breaks off.
+// The caller gets nothing until the upstream's first event is here: until
+// then a silent or broken member is still the router's to retry.
 func (s *Server) relayEvents(ctx context.Context, r *http.Request, rs *relayedStream, resp *http.Response) *failure {
-	h := rs.w.Header()
-	rs.x.setGatewayHeaders(h)
-	h.Set("Content-Type", resp.Header.Get("Content-Type"))
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no") // a reverse proxy in front must not buffer either
-	rs.w.WriteHeader(resp.StatusCode)
-	rs.x.row.Status = resp.StatusCode
-	defer rs.account()
-	rs.x.wrote(s.now())
-	if err := rs.rc.Flush(); err != nil {
-		return clientGoneFailure()
-	}
 	events := newEventReader(resp.Body)
+	ev, err := events.next()
+	if err != nil {
+		return callFailure(ctx, r.Context(), rs.x.member.provider, fmt.Errorf("before the first event: %w", err), rs.firstEventTimeout)
+	}
+	rs.startCallerStream(resp)
+	defer rs.finish()
 	for {
-		ev, err := events.next()
-		if err != nil {
-			return s.endStream(ctx, r, rs, err)
-		}
 		rs.rearm()
-		if !rs.inspect(ev) {
-			continue
-		}
-		if err := rs.forward(ev, s.now()); err != nil {
-			return clientGoneFailure()
+		if rs.inspect(ev) {
+			if err := rs.forward(ev, s.now()); err != nil {
+				return clientGoneFailure()
+			}
 		}
 		if rs.sawDone {
 			// Nothing follows [DONE]; the caller may already be closing.
 			return nil
 		}
+		if ev, err = events.next(); err != nil {
+			return s.endStream(ctx, r, rs, err)
+		}
 	}
 }
 
+// startCallerStream sends the caller the stream's headers: from here on the
+// request is committed. The cost is only known at the end: it comes as a trailer.
+func (rs *relayedStream) startCallerStream(resp *http.Response) {
+	h := rs.w.Header()
+	rs.x.setGatewayHeaders(h)
+	h.Set("Content-Type", resp.Header.Get("Content-Type"))
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // a reverse proxy in front must not buffer either
+	h.Set("Trailer", "X-Gateway-Cost-Usd")
+	rs.w.WriteHeader(resp.StatusCode)
+	rs.x.row.Status = resp.StatusCode
+}
+
+// finish accounts the usage the stream reported, sets the cost trailer and
+// lifts the write deadline for the connection's next request.
+func (rs *relayedStream) finish() {
+	if rs.usage != nil {
+		rs.x.account(*rs.usage)
+	}
+	rs.w.Header().Set("X-Gateway-Cost-Usd", formatCost(rs.x.row.CostUSD))
+	rs.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // nothing to do if unsupported
+}
+
 func (rs *relayedStream) forward(ev []byte, now time.Time) error {
+	// A caller that stops reading must not hold the handler and the upstream
+	// connection for ever: a write that cannot finish in this time ends it.
+	rs.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout)) //nolint:errcheck // unsupported: no deadline
 	if _, err := rs.w.Write(ev); err != nil {
 		return fmt.Errorf("proxy: write event: %w", err)
 	}
@@ -126,12 +148,6 @@ func (rs *relayedStream) forward(ev []byte, now time.Time) error {
 		return fmt.Errorf("proxy: flush event: %w", err)
 	}
 	return nil
-}
-
-func (rs *relayedStream) account() {
-	if rs.usage != nil {
-		rs.x.account(*rs.usage)
-	}
 }
 
 // endStream decides what the end of the upstream stream means. A stream that

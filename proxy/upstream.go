@@ -23,6 +23,10 @@ const (
 	// the longest exchange the gateway waits for, because reasoning models may
 	// think for minutes between two events.
 	streamIdleTimeout = defaultRequestTimeout
+	// streamWriteTimeout ends a stream whose caller stopped reading.
+	streamWriteTimeout = time.Minute
+	// bodyReadTimeout bounds how long a caller may take to send its request.
+	bodyReadTimeout = 2 * time.Minute
 )
 
 // send posts body to the provider's chat endpoint with the provider's key.
@@ -89,7 +93,7 @@ func readAnswer(resp *http.Response) (*upstreamAnswer, error) {
 // content-policy fallback exists to try instead.
 func (rq *routing) deliver(a *upstreamAnswer) *failure {
 	if a.status >= 400 {
-		return classifyAnswer(a, rq.s.now())
+		return classifyAnswer(a, rq.x.member.provider, rq.s.now())
 	}
 	if contentFiltered(a.body) && len(rq.fallbackTargets(rq.current, models.FallbackContentPolicy)) > 0 {
 		return &failure{kind: models.FallbackContentPolicy, upstream: a, err: errContentFiltered()}
