@@ -15,15 +15,24 @@ type migration struct {
 	up      func(tx *gorm.DB) error
 }
 
-// migrations are applied in order. Version 1 builds the schema from the
-// current structs, so on a fresh database later steps must check before they
-// add (HasColumn, HasIndex): they exist to bring older databases forward.
+// migrations are applied in order, each once, in its own transaction: the
+// steps GORM cannot infer (renames, data moves, dropped columns). New tables,
+// columns and indexes come from the structs by addColumns on every start.
+// Version 1 built the schema from the structs of its day, so later steps must
+// check before they change (HasColumn, HasIndex).
 var migrations = []migration{
-	{1, "initial schema", func(tx *gorm.DB) error {
-		return tx.AutoMigrate(&Provider{}, &Deployment{}, &PoolSetting{}, &Fallback{}, &Team{},
-			&User{}, &VirtualKey{}, &RequestLog{}, &HealthCheck{}, &AdminUser{}, &Setting{})
-	}},
+	{1, "initial schema", addColumns},
 }
+
+// tables are every struct with a table.
+func tables() []any {
+	return []any{&Provider{}, &Deployment{}, &PoolSetting{}, &Fallback{}, &Team{},
+		&User{}, &VirtualKey{}, &RequestLog{}, &HealthCheck{}, &AdminUser{}, &Setting{}}
+}
+
+// addColumns creates what the structs have and the database lacks. GORM's
+// AutoMigrate adds; it never drops a column or table.
+func addColumns(tx *gorm.DB) error { return tx.AutoMigrate(tables()...) }
 
 // schemaMigration records an applied migration.
 type schemaMigration struct {
@@ -63,6 +72,9 @@ func (db *DB) Migrate(ctx context.Context) error {
 		if err := db.apply(ctx, m); err != nil {
 			return err
 		}
+	}
+	if err := addColumns(g); err != nil {
+		return fmt.Errorf("models: migrate: add columns: %w", err)
 	}
 	return nil
 }

@@ -70,7 +70,13 @@ func LoadOrCreateSecret(secret, dataDir string) (string, error) {
 		}
 		return "", fmt.Errorf("models: create secret: %w", err)
 	}
-	if _, err := f.WriteString(s + "\n"); err != nil {
+	// Synced before use: a crash must not leave an empty key file behind
+	// while provider keys sealed with the secret are already stored.
+	_, err = f.WriteString(s + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
 		f.Close()
 		return "", fmt.Errorf("models: write secret: %w", err)
 	}

@@ -326,3 +326,24 @@ func TestCreateDisabledDeploymentStaysDisabled(t *testing.T) {
 		}
 	})
 }
+
+// TestMigrateAddsNewColumns: a database from before a column existed gets it
+// at the next start.
+func TestMigrateAddsNewColumns(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dsn, dataDir string) {
+		ctx := context.Background()
+		s := dbtest.MustOpenStore(t, dsn, dataDir)
+		if err := s.DB().Exec("ALTER TABLE request_logs DROP COLUMN fallback").Error; err != nil {
+			t.Fatal(err)
+		}
+		if s.DB().Migrator().HasColumn(&models.RequestLog{}, "fallback") {
+			t.Fatal("the column is still there")
+		}
+		if err := s.DB().Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !s.DB().Migrator().HasColumn(&models.RequestLog{}, "fallback") {
+			t.Fatal("Migrate did not add the missing column")
+		}
+	})
+}

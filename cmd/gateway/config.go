@@ -47,17 +47,40 @@ func (c *Config) settings() []setting {
 	}
 }
 
+// secretSettings hold secrets (a database URL may carry a password): their
+// values from the environment must never show in --help or a usage message.
+var secretSettings = map[string]bool{
+	"GATEWAY_MASTER_KEY": true, "GATEWAY_SECRET": true, "GATEWAY_ADMIN_PASSWORD": true,
+	"GATEWAY_DATABASE_URL": true, "GATEWAY_REDIS_URL": true,
+}
+
 // parseConfig reads flags from args and variables through getenv.
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
 	var c Config
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	var fromEnv []func()
 	for _, s := range c.settings() {
 		def := s.def
 		if v := getenv(s.env); v != "" {
 			def = v
 		}
 		usage := fmt.Sprintf("%s (env %s)", s.usage, s.env)
+		if s.target != nil && secretSettings[s.env] {
+			// Registered empty, so usage never prints it; the environment's
+			// value applies after parsing unless the flag was given.
+			if def != "" {
+				usage += " (set in the environment)"
+			}
+			fs.StringVar(s.target, s.flag, "", usage)
+			target, v := s.target, def
+			fromEnv = append(fromEnv, func() {
+				if *target == "" {
+					*target = v
+				}
+			})
+			continue
+		}
 		if s.target != nil {
 			fs.StringVar(s.target, s.flag, def, usage)
 			continue
@@ -78,6 +101,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	for _, apply := range fromEnv {
+		apply()
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return c, err

@@ -458,7 +458,8 @@ func TestShutdownFinishesStreams(t *testing.T) {
 }
 
 func TestConfigFromFlagsAndEnv(t *testing.T) {
-	env := map[string]string{"GATEWAY_PROXY_ADDR": "127.0.0.1:5000", "GATEWAY_MAX_BODY_MB": "8", "GATEWAY_LOG_LEVEL": "warn"}
+	env := map[string]string{"GATEWAY_PROXY_ADDR": "127.0.0.1:5000", "GATEWAY_MAX_BODY_MB": "8", "GATEWAY_LOG_LEVEL": "warn",
+		"GATEWAY_MASTER_KEY": "mk-from-env-SECRET", "GATEWAY_DATABASE_URL": "postgres://u:PASSWORD@h/db"}
 	getenv := func(k string) string { return env[k] }
 	cfg, err := parseConfig([]string{"--proxy-addr", "127.0.0.1:6000"}, getenv, io.Discard)
 	if err != nil {
@@ -466,6 +467,12 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 	}
 	if cfg.ProxyAddr != "127.0.0.1:6000" || cfg.AdminAddr != "127.0.0.1:8080" || cfg.MaxBodyMB != 8 || cfg.LogLevel != "warn" || cfg.DataDir != "./data" {
 		t.Fatalf("config = %+v", cfg)
+	}
+	if cfg.MasterKey != "mk-from-env-SECRET" || cfg.DatabaseURL != "postgres://u:PASSWORD@h/db" {
+		t.Fatalf("secret settings from the environment were lost: %+v", cfg)
+	}
+	if over, _ := parseConfig([]string{"--master-key", "mk-flag"}, getenv, io.Discard); over.MasterKey != "mk-flag" {
+		t.Fatalf("the flag did not win over the environment: %q", over.MasterKey)
 	}
 	def, _ := parseConfig(nil, func(string) string { return "" }, io.Discard)
 	if def.ProxyAddr != "127.0.0.1:4000" || def.MaxBodyMB != 32 || def.DatabaseURL != "" {
@@ -480,6 +487,9 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 	err = run(context.Background(), []string{"--help"}, getenv, &help, &help)
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("--help: err = %v", err)
+	}
+	if strings.Contains(help.String(), "mk-from-env-SECRET") || strings.Contains(help.String(), "PASSWORD@") {
+		t.Errorf("--help shows secrets from the environment:\n%s", help.String())
 	}
 	for _, v := range []string{"GATEWAY_PROXY_ADDR", "GATEWAY_ADMIN_ADDR", "GATEWAY_DATABASE_URL", "GATEWAY_DATA_DIR",
 		"GATEWAY_MASTER_KEY", "GATEWAY_SECRET", "GATEWAY_ADMIN_PASSWORD", "GATEWAY_LOG_LEVEL", "GATEWAY_MAX_BODY_MB", "GATEWAY_REDIS_URL"} {
