@@ -33,6 +33,9 @@ type Gateway struct {
 	proxySv *http.Server
 	adminSv *http.Server
 	served  chan error
+	// stopFollowing ends the goroutine that follows other gateways' changes.
+	stopFollowing context.CancelFunc
+	following     chan struct{}
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -66,17 +69,21 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (g *Gatewa
 	if err := g.proxy.Reload(ctx); err != nil {
 		return nil, fmt.Errorf("build routing table: %w", err)
 	}
+	origin := newOrigin()
 	admin, err := handlers.New(g.Store, handlers.Options{
 		Logger:     logger,
 		MasterKey:  cfg.MasterKey,
 		SessionKey: deriveKey(secret, "gateway admin sessions v1"),
-		Reloader:   g.proxy,
+		Reloader:   announcingReloader{proxy: g.proxy, db: g.db, origin: origin},
 		Runtime:    g.proxy,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("admin: %w", err)
 	}
 	if err := g.listen(cfg, admin); err != nil {
+		return nil, err
+	}
+	if err := g.followChanges(ctx, origin); err != nil {
 		return nil, err
 	}
 	if cfg.RedisURL != "" {
@@ -110,6 +117,27 @@ func (g *Gateway) openStore(ctx context.Context, cfg Config) (string, error) {
 	}
 	g.Store = models.NewStore(db, c)
 	return secret, nil
+}
+
+// followChanges starts following other gateways' changes and waits until
+// their notices are heard, so that a change made elsewhere right after Start
+// is never missed.
+func (g *Gateway) followChanges(ctx context.Context, origin string) error {
+	followCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	listening := make(chan struct{})
+	g.stopFollowing, g.following = stop, make(chan struct{})
+	go func() {
+		defer close(g.following)
+		followChanges(followCtx, g.db, g.proxy, origin, g.logger, listening)
+	}()
+	select {
+	case <-listening:
+		return nil
+	case <-time.After(10 * time.Second):
+		return errors.New("could not LISTEN for other gateways' changes within 10 s")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (g *Gateway) listen(cfg Config, admin http.Handler) error {
@@ -161,6 +189,8 @@ func (g *Gateway) shutdown(ctx context.Context) error {
 		errs = append(errs, g.adminSv.Close(), g.proxySv.Close())
 	}
 	errs = append(errs, <-g.served, <-g.served)
+	g.stopFollowing()
+	<-g.following
 	errs = append(errs, g.proxy.Close(ctx), g.db.Close())
 	g.logger.Info("gateway stopped")
 	return errors.Join(errs...)
@@ -168,6 +198,10 @@ func (g *Gateway) shutdown(ctx context.Context) error {
 
 // closeEarly releases what a failed Start had opened.
 func (g *Gateway) closeEarly() {
+	if g.stopFollowing != nil {
+		g.stopFollowing()
+		<-g.following
+	}
 	for _, ln := range []net.Listener{g.proxyLn, g.adminLn} {
 		if ln != nil {
 			ln.Close()

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+
+	"gateway/models/dbtest"
+)
+
+// TestSecondGatewaySeesChangesPostgres: two gateways on one PostgreSQL; a
+// model added through the first is served by the second within a second,
+// without a restart (LISTEN/NOTIFY).
+func TestSecondGatewaySeesChangesPostgres(t *testing.T) {
+	dsn := dbtest.PostgresDSN(t)
+	upstream := newFakeOpenAI(t)
+	cfgA, cfgB := testConfig(dsn, t.TempDir()), testConfig(dsn, t.TempDir())
+	cfgA.Secret, cfgB.Secret = "shared-secret", "shared-secret"
+	a, _ := startGateway(t, cfgA)
+	b, _ := startGateway(t, cfgB)
+
+	start := time.Now()
+	key := setupPool(t, a, upstream.URL) // provider, model and key, all through a
+	client := sdk(b, key)
+	var err error
+	for time.Since(start) < time.Second {
+		if _, err = client.Chat.Completions.New(context.Background(), chatParams()); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("the second gateway did not serve the new model within a second: %v", err)
+	}
+	t.Logf("second gateway served the change after %s", time.Since(start))
+
+	// A change of an existing entry travels too: disabling it.
+	status, body := api(t, a, "GET", "/api/models", nil)
+	var entries []struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal(body, &entries); status != 200 || err != nil || len(entries) != 1 {
+		t.Fatalf("list models: %d %s", status, body)
+	}
+	mustAPI(t, a, "PATCH", fmt.Sprintf("/api/models/%d", entries[0].ID), map[string]any{"enabled": false}, http.StatusOK)
+	start = time.Now()
+	for time.Since(start) < time.Second {
+		if _, err = client.Chat.Completions.New(context.Background(), chatParams()); err != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) || !strings.Contains(apiErr.Message, "no healthy deployments for this model") {
+		t.Fatalf("the second gateway still served a disabled entry: %v", err)
+	}
+}
