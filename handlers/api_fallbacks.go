@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"slices"
 
 	"gateway/models"
 )
@@ -36,12 +37,28 @@ func (a *App) setFallbacks(w http.ResponseWriter, r *http.Request) {
 	a.written(w, r, http.StatusCreated, fallbackJSON(in))
 }
 
-// listFallbacks handles GET /api/fallbacks: one entry per public name and kind.
+// listFallbacks handles GET /api/fallbacks: one entry per public name and
+// kind; ?public_name= lists one name's only ("*" the defaults).
 func (a *App) listFallbacks(w http.ResponseWriter, r *http.Request) {
+	q, err := queryParams(r, "public_name")
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	name, filtered := q["public_name"]
+	if filtered {
+		if err := a.validateVar("public_name", name, "required,max=500,publicname"); err != nil {
+			a.apiError(w, r, err)
+			return
+		}
+	}
 	fs, err := a.store.ListFallbacks(r.Context())
 	if err != nil {
 		a.apiError(w, r, err)
 		return
+	}
+	if filtered {
+		fs = slices.DeleteFunc(fs, func(f models.Fallback) bool { return f.PublicName != name })
 	}
 	a.writeJSON(w, r, http.StatusOK, groupFallbacks(fs))
 }

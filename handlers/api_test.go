@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -31,6 +32,10 @@ type apiStep struct {
 	save string
 	// verify checks the database after the request.
 	verify func(t *testing.T, s *models.Store)
+	// check inspects the answer.
+	check func(t *testing.T, rec *httptest.ResponseRecorder)
+	// runtimeOnly marks a write of the proxy's runtime state: no reload.
+	runtimeOnly bool
 }
 
 func runSteps(t *testing.T, ta *testApp, steps []apiStep) {
@@ -50,7 +55,7 @@ func runSteps(t *testing.T, ta *testApp, steps []apiStep) {
 				t.Fatalf("%s %s: status %d, want %d\n%s", st.method, expand(st.path), rec.Code, st.status, rec.Body)
 			}
 			wantReloads := before
-			if st.method != http.MethodGet && rec.Code < 300 {
+			if st.method != http.MethodGet && rec.Code < 300 && !st.runtimeOnly {
 				wantReloads++
 			}
 			if got := ta.reloader.n.Load(); got != wantReloads {
@@ -84,6 +89,9 @@ func runSteps(t *testing.T, ta *testApp, steps []apiStep) {
 			}
 			if st.verify != nil {
 				st.verify(t, ta.store)
+			}
+			if st.check != nil {
+				st.check(t, rec)
 			}
 		})
 		if !ok {
@@ -367,6 +375,24 @@ func TestAPIFallbacksAndPools(t *testing.T) {
 						t.Errorf("general fallbacks of gpt-4o = %v, want [claude-sonnet]", general)
 					}
 				}},
+			{name: "list one name", method: "GET", path: "/api/fallbacks?public_name=gpt-4o", status: 200, count: n(2),
+				check: func(t *testing.T, rec *httptest.ResponseRecorder) {
+					got := decodeJSON[[]map[string]any](t, rec)
+					want := `[{"kind":"context_window","public_name":"gpt-4o","targets":["gpt-4.1"]},{"kind":"general","public_name":"gpt-4o","targets":["claude-sonnet"]}]`
+					if jsonOf(t, got) != want {
+						t.Errorf("fallbacks of gpt-4o = %s, want %s", jsonOf(t, got), want)
+					}
+				}},
+			{name: "list the defaults", method: "GET", path: "/api/fallbacks?public_name=%2A", status: 200, count: n(1)},
+			{name: "list a name without fallbacks", method: "GET", path: "/api/fallbacks?public_name=cheap", status: 200, count: n(0),
+				check: func(t *testing.T, rec *httptest.ResponseRecorder) {
+					if got := strings.TrimSpace(rec.Body.String()); got != "[]" {
+						t.Errorf("answer %s, want []", got)
+					}
+				}},
+			{name: "list with an empty name", method: "GET", path: "/api/fallbacks?public_name=", status: 400, errMsg: "public_name: is required"},
+			{name: "list with a bad name", method: "GET", path: "/api/fallbacks?public_name=a%20b", status: 400, errMsg: "public_name: must have no spaces"},
+			{name: "list with an unknown parameter", method: "GET", path: "/api/fallbacks?model=gpt-4o", status: 400, errMsg: "model: unknown query parameter"},
 			{name: "put pool settings by escaped name", method: "PUT", path: "/api/pools/anthropic%2F%2A", status: 200,
 				body: `{"sticky_ttl_seconds":7200,"num_retries":3}`,
 				want: map[string]any{"public_name": "anthropic/*", "sticky_ttl_seconds": 7200, "num_retries": 3, "allowed_fails": nil}},
@@ -388,20 +414,61 @@ func TestAPIFallbacksAndPools(t *testing.T) {
 	})
 }
 
+// TestAPIReloadFailure: when the routing table cannot be rebuilt after a
+// committed write, the answer still says the write happened, with a warning;
+// a new key's secret is not lost.
 func TestAPIReloadFailure(t *testing.T) {
 	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
 		ta := newTestApp(t, s)
 		ta.reloader.err = errReloadFailed
-		rec := ta.api(t, "POST", "/api/providers", openaiBody)
-		if rec.Code != http.StatusInternalServerError {
-			t.Fatalf("status %d, want 500: %s", rec.Code, rec.Body)
+		wantWarning := func(t *testing.T, got map[string]any) {
+			t.Helper()
+			if w, _ := got["warning"].(string); !strings.Contains(w, "saved") || !strings.Contains(w, "routing table could not be rebuilt") {
+				t.Errorf("warning %q should say the change was saved but the routing table was not rebuilt", w)
+			}
 		}
-		if msg := errorMessage(t, rec); !strings.Contains(msg, "saved") || !strings.Contains(msg, "routing table could not be rebuilt") {
-			t.Errorf("message %q should say the change was saved but the routing table was not rebuilt", msg)
+		rec := ta.api(t, "POST", "/api/keys", `{"name":"ci"}`)
+		if rec.Code != http.StatusCreated {
+			t.Fatalf("POST /api/keys: status %d, want 201: %s", rec.Code, rec.Body)
 		}
+		key := decodeJSON[map[string]any](t, rec)
+		if k, _ := key["key"].(string); !strings.HasPrefix(k, "sk-") || key["name"] != "ci" || key["id"] == nil {
+			t.Errorf("the new key is not in the answer: %s", rec.Body)
+		}
+		wantWarning(t, key)
+
+		rec = ta.api(t, "POST", "/api/providers", openaiBody)
+		if rec.Code != http.StatusCreated {
+			t.Fatalf("POST /api/providers: status %d, want 201: %s", rec.Code, rec.Body)
+		}
+		p := decodeJSON[map[string]any](t, rec)
+		wantWarning(t, p)
 		providerCount(1)(t, s)
+
+		path := fmt.Sprintf("/api/providers/%v", p["id"])
+		rec = ta.api(t, "PATCH", path, `{"name":"renamed"}`)
+		if got := decodeJSON[map[string]any](t, rec); rec.Code != http.StatusOK || got["name"] != "renamed" {
+			t.Fatalf("PATCH: status %d: %s", rec.Code, rec.Body)
+		} else {
+			wantWarning(t, got)
+		}
+		// A 204 cannot carry a warning: the delete answers 200 with it.
+		rec = ta.api(t, "DELETE", path, "")
+		if rec.Code != http.StatusOK {
+			t.Fatalf("DELETE: status %d, want 200: %s", rec.Code, rec.Body)
+		}
+		got := decodeJSON[map[string]any](t, rec)
+		wantWarning(t, got)
+		if len(got) != 1 {
+			t.Errorf("DELETE answer %s, want only the warning", rec.Body)
+		}
+		providerCount(0)(t, s)
 		if !strings.Contains(ta.logs.String(), errReloadFailed.Error()) {
 			t.Errorf("the reload error is not logged:\n%s", ta.logs)
+		}
+		// Input errors are still errors.
+		if rec := ta.api(t, "POST", "/api/keys", `{}`); rec.Code != http.StatusBadRequest {
+			t.Errorf("bad input with a failing reload: status %d, want 400", rec.Code)
 		}
 	})
 }

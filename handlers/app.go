@@ -38,6 +38,14 @@ type Runtime interface {
 	ClearAllSticky()
 }
 
+// runtimeState is the proxy's runtime state, or errNoRuntime without a proxy.
+func (a *App) runtimeState() (Runtime, error) {
+	if a.runtime == nil {
+		return nil, errNoRuntime
+	}
+	return a.runtime, nil
+}
+
 // Options configures the admin handlers.
 type Options struct {
 	Logger *slog.Logger // nil → discard
@@ -96,7 +104,7 @@ func New(store *models.Store, opts Options) (*App, error) {
 		reloader:     opts.Reloader,
 		runtime:      opts.Runtime,
 		validate:     newValidator(),
-		throttle:     newLoginThrottle(5, 15*time.Minute),
+		throttle:     newLoginThrottle(loginLimitPerClient, loginLimitPerUser, loginWindow, loginCheckSlots),
 		assetVersion: version,
 	}
 	if a.hasMasterKey {

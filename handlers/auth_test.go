@@ -28,8 +28,16 @@ var apiRoutes = []struct{ method, path, body string }{
 	{"DELETE", "/api/keys/1", ""},
 	{"POST", "/api/fallbacks", `{"public_name":"a","kind":"general","targets":["b"]}`},
 	{"GET", "/api/fallbacks", ""},
+	{"GET", "/api/fallbacks?public_name=a", ""},
 	{"GET", "/api/pools", ""},
 	{"PUT", "/api/pools/a", `{}`},
+	{"GET", "/api/pools/a/status", ""},
+	{"GET", "/api/pools/openai%2F%2A/status", ""},
+	{"GET", "/api/sticky", ""},
+	{"POST", "/api/sticky", `{"model_name":"a","deployment_id":1}`},
+	{"DELETE", "/api/sticky", ""},
+	{"DELETE", "/api/sticky?model_name=a", ""},
+	{"GET", "/api/stats", ""},
 }
 
 func TestAPIRefusesWithoutCredentials(t *testing.T) {

@@ -176,3 +176,34 @@ func (t *timestamp) timePtr() *time.Time {
 	v := t.UTC()
 	return &v
 }
+
+// readOptionalBody is readBody for a request whose body may be left out:
+// nil when there is none.
+func readOptionalBody(w http.ResponseWriter, r *http.Request) (jsonBody, error) {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	return readBody(w, r)
+}
+
+// queryParams returns the URL's query parameters, refusing any not in
+// allowed and any given twice: a typo must not widen what a request acts on.
+func queryParams(r *http.Request, allowed ...string) (map[string]string, error) {
+	q := r.URL.Query()
+	out := make(map[string]string, len(q))
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		switch {
+		case !slices.Contains(allowed, k):
+			return nil, badInput(k, "unknown query parameter")
+		case len(q[k]) > 1:
+			return nil, badInput(k, "given more than once")
+		}
+		out[k] = q[k][0]
+	}
+	return out, nil
+}

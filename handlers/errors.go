@@ -15,6 +15,8 @@ var (
 	errCSRF            = errors.New("missing or invalid CSRF token: reload the page and try again")
 	errThrottled       = errors.New("too many failed sign-ins")
 	errReload          = errors.New("the change was saved, but the routing table could not be rebuilt: see the gateway log")
+	errLoginBusy       = errors.New("too many sign-ins at once")
+	errNoRuntime       = errors.New("this admin listener has no proxy attached: runtime state is unavailable")
 )
 
 // fieldError says what is wrong with one field of the input. Field is its
@@ -89,6 +91,8 @@ func errorStatus(err error) (int, string) {
 		status = http.StatusForbidden
 	case errors.Is(err, errThrottled):
 		status = http.StatusTooManyRequests
+	case errors.Is(err, errLoginBusy), errors.Is(err, errNoRuntime):
+		status = http.StatusServiceUnavailable
 	case errors.Is(err, errReload):
 		return http.StatusInternalServerError, errReload.Error()
 	case errors.Is(err, models.ErrNotFound):

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,11 +16,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
 	"gateway/handlers"
 	"gateway/models"
+	"gateway/proxy"
 )
 
 const (
@@ -27,15 +30,20 @@ const (
 	testAdminPassword = "correct horse battery"
 )
 
-// countingReloader counts Reload calls; err makes them fail.
+// countingReloader counts Reload calls; err makes them fail, and next, when
+// set, is the real reloader they go on to.
 type countingReloader struct {
-	n   atomic.Int64
-	err error
+	n    atomic.Int64
+	err  error
+	next handlers.Reloader
 }
 
-func (c *countingReloader) Reload(context.Context) error {
+func (c *countingReloader) Reload(ctx context.Context) error {
 	c.n.Add(1)
-	return c.err
+	if c.err != nil || c.next == nil {
+		return c.err
+	}
+	return c.next.Reload(ctx)
 }
 
 // syncBuffer collects log output from concurrent handlers.
@@ -66,14 +74,25 @@ type testApp struct {
 // newTestApp builds the admin handlers over s with an admin user "admin".
 func newTestApp(t *testing.T, s *models.Store) *testApp {
 	t.Helper()
+	return newTestAppWith(t, s, nil)
+}
+
+// newTestAppWith is newTestApp with rt as the proxy's runtime state, which
+// every admin write also reloads.
+func newTestAppWith(t *testing.T, s *models.Store, rt *proxy.Server) *testApp {
+	t.Helper()
 	logs := &syncBuffer{}
 	reloader := &countingReloader{}
-	app, err := handlers.New(s, handlers.Options{
+	opts := handlers.Options{
 		Logger:     slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		MasterKey:  testMasterKey,
 		SessionKey: []byte("0123456789abcdef0123456789abcdef-session"),
 		Reloader:   reloader,
-	})
+	}
+	if rt != nil {
+		opts.Runtime, reloader.next = rt, rt
+	}
+	app, err := handlers.New(s, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,3 +270,127 @@ func mustDeployment(t *testing.T, s *models.Store, d *models.Deployment) *models
 func ptr[T any](v T) *T { return &v }
 
 var errReloadFailed = errors.New("snapshot build failed")
+
+// rateLimitedModel is the upstream model the fake upstream answers with a
+// 429 and retry-after: 3600, as a provider over its quota does.
+const rateLimitedModel = "rate-limited"
+
+// fakeUpstream is an OpenAI chat completions endpoint speaking the real wire
+// format; it counts what it is sent.
+type fakeUpstream struct {
+	*httptest.Server
+	calls atomic.Int64
+}
+
+func newFakeUpstream(t *testing.T) *fakeUpstream {
+	t.Helper()
+	f := &fakeUpstream{}
+	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeUpstream) serve(w http.ResponseWriter, r *http.Request) {
+	f.calls.Add(1)
+	var body struct {
+		Model string `json:"model"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error"}}`, http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if body.Model == rateLimitedModel {
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, `{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}`)
+		return
+	}
+	fmt.Fprintf(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1760000000,"model":%q,`+
+		`"choices":[{"index":0,"message":{"role":"assistant","content":"hello"},"finish_reason":"stop"}],`+
+		`"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`, body.Model)
+}
+
+// testNow is the proxy's clock in runtime tests: it stands still, so that
+// cooldown deadlines and sticky TTLs are exact.
+var testNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// runtimeEnv is the admin handlers with a real proxy as their runtime state,
+// on one store, in front of a fake upstream.
+type runtimeEnv struct {
+	*testApp
+	proxy    *proxy.Server
+	gw       *httptest.Server
+	up       *fakeUpstream
+	provider *models.Provider
+	key      string
+}
+
+func newRuntimeEnv(t *testing.T, s *models.Store) *runtimeEnv {
+	t.Helper()
+	e := &runtimeEnv{up: newFakeUpstream(t)}
+	e.proxy = proxy.New(s, proxy.Options{
+		Now: func() time.Time { return testNow },
+		// Backoffs between retries pass at once.
+		Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() },
+	})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := e.proxy.Close(ctx); err != nil {
+			t.Errorf("close proxy: %v", err)
+		}
+	})
+	e.gw = httptest.NewServer(e.proxy)
+	t.Cleanup(e.gw.Close)
+	e.testApp = newTestAppWith(t, s, e.proxy)
+	e.provider = &models.Provider{Name: "fake-openai", APIType: models.APITypeOpenAI, BaseURL: e.up.URL + "/v1"}
+	if err := s.CreateProvider(context.Background(), e.provider, "sk-upstream-0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	key, err := s.CreateKey(context.Background(), &models.VirtualKey{Name: "runtime test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.key = key
+	return e
+}
+
+// entry stores a model entry on the fake upstream; reload when done adding.
+func (e *runtimeEnv) entry(t *testing.T, publicName, upstreamModel string, weight *float64, enabled bool) int64 {
+	t.Helper()
+	d := &models.Deployment{PublicName: publicName, ProviderID: e.provider.ID, UpstreamModel: upstreamModel, Weight: weight, Enabled: enabled}
+	if err := e.store.CreateDeployment(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	return d.ID
+}
+
+func (e *runtimeEnv) reload(t *testing.T) {
+	t.Helper()
+	if err := e.proxy.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// chat sends one chat completion through the proxy and returns its status
+// and the deployment that served it.
+func (e *runtimeEnv) chat(t *testing.T, model string) (int, string) {
+	t.Helper()
+	body := fmt.Sprintf(`{"model":%q,"messages":[{"role":"user","content":"hi"}]}`, model)
+	req, err := http.NewRequest(http.MethodPost, e.gw.URL+"/v1/chat/completions", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+e.key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header.Get("x-gateway-deployment-id")
+}

@@ -1,11 +1,13 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"strconv"
+	"time"
 
 	"gateway/models"
 	"gateway/views"
@@ -33,27 +35,26 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 	username, password := r.PostFormValue("username"), r.PostFormValue("password")
 	form := views.LoginForm{Username: username}
 	ip := clientIP(r)
-	key := ip + "\x00" + username
 	log := a.logger(r.Context()).With("username", truncate(username, 100), "ip", ip)
-	if wait := a.throttle.wait(key); wait > 0 {
+	attempt, wait := a.throttle.begin(ip, username)
+	if wait > 0 {
 		log.Warn("admin sign-in refused: too many failures", "retry_after_s", int(wait.Seconds()))
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-		form.Error = fmt.Sprintf("Too many failed sign-ins. Try again in %d minutes.", int(math.Ceil(wait.Minutes())))
-		a.renderLogin(w, r, s, http.StatusTooManyRequests, form)
+		a.loginThrottled(w, r, s, form, wait)
 		return
 	}
-	if _, err := a.store.AuthenticateAdmin(r.Context(), username, password); err != nil {
-		if !errors.Is(err, models.ErrBadCredentials) {
-			a.pageError(w, r, err)
-			return
-		}
-		a.throttle.fail(key)
+	ok, err := a.checkPassword(r.Context(), username, password)
+	if err != nil {
+		a.throttle.forget(attempt)
+		a.loginFailed(w, r, s, form, err)
+		return
+	}
+	if !ok {
 		log.Warn("admin sign-in failed")
 		form.Error = "Wrong username or password."
 		a.renderLogin(w, r, s, http.StatusUnauthorized, form)
 		return
 	}
-	a.throttle.reset(key)
+	a.throttle.succeeded(attempt)
 	a.signIn(s, username)
 	if err := s.save(w, r); err != nil {
 		a.pageError(w, r, err)
@@ -61,6 +62,39 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 	}
 	log.Info("admin signed in")
 	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// checkPassword compares the password in one of the throttle's few slots.
+func (a *App) checkPassword(ctx context.Context, username, password string) (bool, error) {
+	release, err := a.throttle.acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	_, err = a.store.AuthenticateAdmin(ctx, username, password)
+	if errors.Is(err, models.ErrBadCredentials) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// loginThrottled answers an attempt refused by the throttle.
+func (a *App) loginThrottled(w http.ResponseWriter, r *http.Request, s *session, form views.LoginForm, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+	form.Error = fmt.Sprintf("Too many failed sign-ins. Try again in %d minutes.", int(math.Ceil(wait.Minutes())))
+	a.renderLogin(w, r, s, http.StatusTooManyRequests, form)
+}
+
+// loginFailed answers a sign-in whose password could not be checked.
+func (a *App) loginFailed(w http.ResponseWriter, r *http.Request, s *session, form views.LoginForm, err error) {
+	if !errors.Is(err, errLoginBusy) {
+		a.pageError(w, r, err)
+		return
+	}
+	a.logger(r.Context()).Warn("admin sign-in refused: no free password-check slot")
+	w.Header().Set("Retry-After", "1")
+	form.Error = "Too many sign-ins at once. Please try again in a moment."
+	a.renderLogin(w, r, s, http.StatusServiceUnavailable, form)
 }
 
 // renderLogin renders the sign-in page, saving the session first when it

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"gateway/handlers"
@@ -143,6 +144,84 @@ func TestLoginThrottling(t *testing.T) {
 	other.ip = "203.0.113.9"
 	if got := try(other, other.csrfToken(other.get("/login")), "admin", testAdminPassword); got != http.StatusSeeOther {
 		t.Errorf("another IP: status %d, want 303", got)
+	}
+}
+
+// TestLoginThrottlingParallel: attempts are counted before the password is
+// checked, so parallel attempts cannot slip past the limit.
+func TestLoginThrottlingParallel(t *testing.T) {
+	ta := newTestApp(t, dbtest.MustOpenStore(t, "", t.TempDir()))
+	b := ta.browser(t)
+	tok := b.csrfToken(b.get("/login"))
+	codes := make(chan int, 40)
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() {
+			form := url.Values{"username": {"admin"}, "password": {"wrong-" + strconv.Itoa(i)}, "csrf_token": {tok}}
+			codes <- b.post("/login", form, nil).Code
+		})
+	}
+	wg.Wait()
+	close(codes)
+	count := map[int]int{}
+	for c := range codes {
+		count[c]++
+	}
+	if count[http.StatusUnauthorized] > 5 || count[http.StatusUnauthorized]+count[http.StatusTooManyRequests] != 40 {
+		t.Fatalf("40 parallel wrong passwords got %v, want at most 5 × 401 and the rest 429", count)
+	}
+	rec := b.post("/login", url.Values{"username": {"admin"}, "password": {testAdminPassword}, "csrf_token": {tok}}, nil)
+	if rec.Code != http.StatusTooManyRequests {
+		t.Errorf("then the right password: status %d, want 429", rec.Code)
+	}
+}
+
+// TestLoginThrottlingPerUsername: one client cycling IP addresses is stopped
+// after 20 failures on a username.
+func TestLoginThrottlingPerUsername(t *testing.T) {
+	ta := newTestApp(t, dbtest.MustOpenStore(t, "", t.TempDir()))
+	try := func(ip, user, password string) int {
+		b := ta.browser(t)
+		b.ip = ip
+		tok := b.csrfToken(b.get("/login"))
+		return b.post("/login", url.Values{"username": {user}, "password": {password}, "csrf_token": {tok}}, nil).Code
+	}
+	for i := range 20 {
+		if got := try("203.0.113."+strconv.Itoa(i), "admin", "wrong"); got != http.StatusUnauthorized {
+			t.Fatalf("failure %d from a new IP: status %d, want 401", i+1, got)
+		}
+	}
+	if got := try("198.51.100.200", "admin", testAdminPassword); got != http.StatusTooManyRequests {
+		t.Errorf("21st attempt on admin from yet another IP: status %d, want 429", got)
+	}
+	if got := try("198.51.100.200", "root", "wrong"); got != http.StatusUnauthorized {
+		t.Errorf("another username: status %d, want 401", got)
+	}
+}
+
+// TestLoginSuccessForgetsFailures: an admin who mistyped four times and then
+// got it right starts afresh.
+func TestLoginSuccessForgetsFailures(t *testing.T) {
+	ta := newTestApp(t, dbtest.MustOpenStore(t, "", t.TempDir()))
+	b := ta.browser(t)
+	tok := b.csrfToken(b.get("/login"))
+	try := func(password string) int {
+		return b.post("/login", url.Values{"username": {"admin"}, "password": {password}, "csrf_token": {tok}}, nil).Code
+	}
+	for i := range 4 {
+		if got := try("wrong"); got != http.StatusUnauthorized {
+			t.Fatalf("failure %d: status %d, want 401", i+1, got)
+		}
+	}
+	if got := try(testAdminPassword); got != http.StatusSeeOther {
+		t.Fatalf("right password: status %d, want 303", got)
+	}
+	b = ta.browser(t)
+	tok = b.csrfToken(b.get("/login"))
+	for i := range 5 {
+		if got := try("wrong"); got != http.StatusUnauthorized {
+			t.Fatalf("after the success, failure %d: status %d, want 401", i+1, got)
+		}
 	}
 }
 

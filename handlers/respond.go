@@ -54,9 +54,13 @@ func (a *App) logError(r *http.Request, status int, err error) {
 
 // written finishes a successful API write: it rebuilds the routing table and
 // answers v (nothing when v is nil) with status.
+//
+// The write is committed whatever the rebuild does, so a failed rebuild keeps
+// the success status and adds a "warning" to the answer: a 500 would invite a
+// retry that writes twice, and would lose a new key's secret, shown only here.
 func (a *App) written(w http.ResponseWriter, r *http.Request, status int, v any) {
 	if err := a.reload(r.Context()); err != nil {
-		a.apiError(w, r, err)
+		a.writtenWithWarning(w, r, status, v)
 		return
 	}
 	if v == nil {
@@ -64,6 +68,24 @@ func (a *App) written(w http.ResponseWriter, r *http.Request, status int, v any)
 		return
 	}
 	a.writeJSON(w, r, status, v)
+}
+
+// writtenWithWarning answers v, an object, with a "warning" that the change
+// is not live yet. A 204 cannot say so: it becomes a 200 with the warning alone.
+func (a *App) writtenWithWarning(w http.ResponseWriter, r *http.Request, status int, v any) {
+	body, err := jsonObject(v)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	if body == nil {
+		body, status = map[string]json.RawMessage{}, http.StatusOK
+	}
+	if body["warning"], err = json.Marshal(errReload.Error()); err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	a.writeJSON(w, r, status, body)
 }
 
 func (a *App) apiNotFound(w http.ResponseWriter, r *http.Request) {

@@ -43,6 +43,13 @@ func (a *App) routes() http.Handler {
 
 	mux.Handle("GET /api/pools", api(a.listPoolSettings))
 	mux.Handle("PUT /api/pools/{public_name}", api(a.putPoolSetting))
+	mux.Handle("GET /api/pools/{public_name}/status", api(a.showPoolStatus))
+
+	mux.Handle("GET /api/sticky", api(a.listSticky))
+	mux.Handle("POST /api/sticky", api(a.pinSticky))
+	mux.Handle("DELETE /api/sticky", api(a.clearSticky))
+
+	mux.Handle("GET /api/stats", api(a.showStats))
 
 	mux.Handle("/api/", api(a.apiNotFound))
 	return mux

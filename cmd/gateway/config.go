@@ -125,6 +125,9 @@ func usage(fs *flag.FlagSet, w io.Writer) {
 Usage:
   gateway [serve] [flags]   run the proxy and the admin web app (the default)
   gateway version           print the version
+  gateway sticky [MODEL]    list sticky bindings, or MODEL's (see gateway sticky --help)
+  gateway sticky set MODEL DEPLOYMENT_ID [--ttl 1h] | gateway sticky clear MODEL
+  gateway deployments       list the model entries with their deployment ids
 
 Every flag is also an environment variable; a flag wins.
 

@@ -42,6 +42,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "version":
 		fmt.Fprintln(stdout, "gateway", version)
 		return nil
+	case "sticky":
+		return stickyCommand(ctx, args, getenv, stdout, stderr)
+	case "deployments":
+		return deploymentsCommand(ctx, args, getenv, stdout, stderr)
 	default:
 		return fmt.Errorf("unknown command %q (try --help)", cmd)
 	}

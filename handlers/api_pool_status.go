@@ -1,0 +1,126 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"gateway/models"
+	"gateway/proxy"
+)
+
+// poolStatusJSON is the answer to GET /api/pools/{public_name}/status.
+type poolStatusJSON struct {
+	PublicName string           `json:"public_name"`
+	Members    []poolMemberJSON `json:"members"`
+}
+
+// poolMemberJSON is one member of a pool as it is configured and served now.
+// Shares are fractions 0..1: planned with every member healthy, current
+// given cooldowns and failed health checks. A disabled member gets neither.
+type poolMemberJSON struct {
+	ID             int64            `json:"id"`
+	Provider       string           `json:"provider"`
+	UpstreamModel  string           `json:"upstream_model"`
+	Weight         *float64         `json:"weight"` // null: unset, which picks like 0
+	Enabled        bool             `json:"enabled"`
+	Share          float64          `json:"share"`
+	PlannedShare   float64          `json:"planned_share"`
+	CoolingDown    bool             `json:"cooling_down"`
+	CooldownUntil  *time.Time       `json:"cooldown_until"`
+	CooldownReason string           `json:"cooldown_reason"`
+	LastCheck      *healthCheckJSON `json:"last_check"` // null: never checked
+}
+
+// healthCheckJSON is a member's last live check.
+type healthCheckJSON struct {
+	At        time.Time `json:"at"`
+	OK        bool      `json:"ok"`
+	LatencyMS int64     `json:"latency_ms"`
+	Error     string    `json:"error"`
+}
+
+// showPoolStatus handles GET /api/pools/{public_name}/status: the members of
+// the pool with exactly this public name (a wildcard route by its pattern,
+// path-escaped: "anthropic%2F*"). It reads the store and the proxy's memory
+// and never calls an upstream.
+func (a *App) showPoolStatus(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("public_name")
+	if err := a.validateVar("public_name", name, "required,max=500,publicname"); err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	rt, err := a.runtimeState()
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	entries, checks, err := a.poolEntries(r, name)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	served, _ := rt.PoolStatus(name, func(id int64) bool {
+		c, ok := checks[id]
+		return ok && !c.OK
+	})
+	a.writeJSON(w, r, http.StatusOK, poolStatusJSONOf(name, entries, served, checks))
+}
+
+// poolEntries returns the stored entries named name, and the last health
+// check of each deployment, by id.
+func (a *App) poolEntries(r *http.Request, name string) ([]models.Deployment, map[int64]models.HealthCheck, error) {
+	ds, err := a.store.ListDeployments(r.Context())
+	if err != nil {
+		return nil, nil, err
+	}
+	var entries []models.Deployment
+	for _, d := range ds {
+		if d.PublicName == name {
+			entries = append(entries, d)
+		}
+	}
+	if len(entries) == 0 {
+		return nil, nil, &userError{kind: models.ErrNotFound, msg: fmt.Sprintf("no model entries with public name %q", name)}
+	}
+	hs, err := a.store.ListHealthChecks(r.Context())
+	if err != nil {
+		return nil, nil, err
+	}
+	checks := make(map[int64]models.HealthCheck, len(hs))
+	for _, h := range hs {
+		checks[h.DeploymentID] = h
+	}
+	return entries, checks, nil
+}
+
+// poolStatusJSONOf joins the stored entries with what the proxy serves. The
+// store says what is configured (weight unset stays null, disabled members
+// are listed); the proxy says who gets what share and who is cooling down.
+func poolStatusJSONOf(name string, entries []models.Deployment, served []proxy.MemberStatus, checks map[int64]models.HealthCheck) poolStatusJSON {
+	byID := make(map[int64]proxy.MemberStatus, len(served))
+	for _, m := range served {
+		byID[m.ID] = m
+	}
+	out := poolStatusJSON{PublicName: name, Members: make([]poolMemberJSON, len(entries))}
+	for i := range entries {
+		d := &entries[i]
+		m := byID[d.ID]
+		out.Members[i] = poolMemberJSON{
+			ID:             d.ID,
+			Provider:       d.Provider.Name,
+			UpstreamModel:  d.UpstreamModel,
+			Weight:         d.Weight,
+			Enabled:        d.Enabled,
+			Share:          m.Share,
+			PlannedShare:   m.PlannedShare,
+			CoolingDown:    m.CoolingDown,
+			CooldownUntil:  m.CooldownUntil,
+			CooldownReason: m.CooldownReason,
+		}
+		if c, ok := checks[d.ID]; ok {
+			out.Members[i].LastCheck = &healthCheckJSON{At: c.CheckedAt.UTC(), OK: c.OK, LatencyMS: c.LatencyMS, Error: c.Error}
+		}
+	}
+	return out
+}
