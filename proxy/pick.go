@@ -2,14 +2,9 @@ package proxy
 
 import "math/rand/v2"
 
-// selector picks the member that serves one attempt from the candidates: the
-// members not cooling down and not yet tried in this request. The router
-// narrows the candidates and honours sticky bindings before it asks.
-type selector interface {
-	selectMember(candidates []*member) *member
-}
-
-// simpleShuffle is the design's Routing step 4: when some candidate carries a
+// simpleShuffle picks the member that serves one attempt from the candidates
+// (the router has already narrowed them and honoured sticky bindings). It is
+// the design's Routing step 4: when some candidate carries a
 // weight, pick with probability weight/sum, an unset weight counting as 0 and
 // never picked; when none does, pick uniformly among all of them. It neither
 // locks nor allocates: math/rand/v2's top-level functions use a per-thread

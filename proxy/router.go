@@ -194,7 +194,8 @@ func backoffDelay(n int, retryAfter time.Duration) time.Duration {
 // enough a context window), honours a live sticky binding to one of them, and
 // otherwise leaves the choice to the shuffle.
 func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
-	candidates := make([]*member, 0, len(rt.pool.members))
+	var buf [16]*member // pools are small: the candidates stay on the stack
+	candidates := buf[:0]
 	for _, m := range rt.pool.members {
 		if !m.state.coolingDown(now) && !slices.Contains(tried, m.id) && m.fits(rq.estimate) {
 			candidates = append(candidates, m)

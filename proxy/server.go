@@ -41,12 +41,14 @@ const defaultCooldown = 60 * time.Second
 // Server serves the proxy listener. Create it with New, load its routing
 // table with Reload, and Close it after the HTTP server has shut down.
 type Server struct {
-	store    *models.Store
-	log      *slog.Logger
-	maxBody  int64
-	snap     atomic.Pointer[snapshot]
-	states   *memberStates // runtime state, survives reloads
-	selector selector
+	store   *models.Store
+	log     *slog.Logger
+	maxBody int64
+	snap    atomic.Pointer[snapshot]
+	states  *memberStates // runtime state, survives reloads
+	// selector is a concrete type, not an interface: through an interface
+	// the router's candidate list would escape to the heap on every pick.
+	selector simpleShuffle
 	logs     *logWriter
 	handler  http.Handler
 	sticky   stickyTable // runtime state, survives reloads

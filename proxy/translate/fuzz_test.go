@@ -1,0 +1,135 @@
+package translate
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Fuzz targets: no input may make a translator panic or hang, and whatever
+// it produces must be valid JSON, or a well-formed stream of valid JSON
+// events. The seed corpus is every golden input in testdata (plus
+// testdata/fuzz/<target> for what a run found).
+//
+//	go test -run '^$' -fuzz FuzzChatToMessages -fuzztime 60s ./proxy/translate
+
+func addSeeds(f *testing.F, pattern string) {
+	f.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", pattern))
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no seeds for %s (%v)", pattern, err)
+	}
+	for _, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+func FuzzChatToMessages(f *testing.F) {
+	addSeeds(f, "chat_to_messages/*.in.json")
+	addSeeds(f, "messages_to_chat/*.in.json") // the other shape is a fine mutation source
+	f.Fuzz(func(t *testing.T, body []byte) {
+		out, err := ChatToMessages(body, "claude")
+		checkRequestOutcome(t, out, err)
+	})
+}
+
+func FuzzMessagesToChat(f *testing.F) {
+	addSeeds(f, "messages_to_chat/*.in.json")
+	addSeeds(f, "chat_to_messages/*.in.json")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		out, err := MessagesToChat(body, "gpt", true)
+		checkRequestOutcome(t, out, err)
+	})
+}
+
+func checkRequestOutcome(t *testing.T, out []byte, err error) {
+	t.Helper()
+	var re *RequestError
+	switch {
+	case err != nil && !errors.As(err, &re):
+		t.Fatalf("error is not a *RequestError: %v", err)
+	case err != nil && out != nil:
+		t.Fatalf("output %q beside the error %v", out, err)
+	case err == nil && !json.Valid(out):
+		t.Fatalf("output is not JSON: %q", out)
+	}
+}
+
+func FuzzResponses(f *testing.F) {
+	addSeeds(f, "response_messages_to_chat/*.in.json")
+	addSeeds(f, "response_chat_to_messages/*.in.json")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if out, _, err := MessagesResponseToChat(body); err == nil && !json.Valid(out) {
+			t.Fatalf("MessagesResponseToChat gave invalid JSON: %q", out)
+		}
+		if out, _, err := ChatResponseToMessages(body); err == nil && !json.Valid(out) {
+			t.Fatalf("ChatResponseToMessages gave invalid JSON: %q", out)
+		}
+		for _, status := range []int{400, 429, 529} {
+			if out := ErrorToChat(status, body); !json.Valid(out) {
+				t.Fatalf("ErrorToChat gave invalid JSON: %q", out)
+			}
+			if out := ErrorToMessages(status, body); !json.Valid(out) {
+				t.Fatalf("ErrorToMessages gave invalid JSON: %q", out)
+			}
+			ClassifyError(status, body)
+		}
+	})
+}
+
+// The stream targets read the fuzzer's bytes as an SSE stream and feed its
+// events one by one, as the gateway does, then end it with Finish and, in a
+// second converter, with Error. Every call must return complete events, and
+// the whole must be a well-formed stream in the caller's protocol.
+
+func FuzzMessagesToChatStream(f *testing.F) {
+	addSeeds(f, "stream_messages_to_chat/*.in.sse")
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		for _, end := range []func(s streamConverter) []byte{finish, fail} {
+			out := fuzzFeed(t, NewMessagesToChatStream(true), stream, end)
+			if _, err := readChatStream(out); err != nil {
+				t.Fatalf("%v\n--- output\n%s", err, out)
+			}
+		}
+	})
+}
+
+func FuzzChatToMessagesStream(f *testing.F) {
+	addSeeds(f, "stream_chat_to_messages/*.in.sse")
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		for _, end := range []func(s streamConverter) []byte{finish, fail} {
+			out := fuzzFeed(t, NewChatToMessagesStream(), stream, end)
+			if _, err := readMessagesStream(out); err != nil {
+				t.Fatalf("%v\n--- output\n%s", err, out)
+			}
+		}
+	})
+}
+
+func finish(s streamConverter) []byte { return s.Finish() }
+func fail(s streamConverter) []byte   { return s.Error(errors.New("cut")) }
+
+// fuzzFeed feeds every event, going on after errors (a converter must stay
+// consistent even if the gateway did not stop), then ends the stream.
+func fuzzFeed(t *testing.T, s streamConverter, stream []byte, end func(streamConverter) []byte) []byte {
+	t.Helper()
+	var all []byte
+	for _, ev := range parseSSE(stream) {
+		out, _ := s.Event(ev.name, ev.data)
+		if _, err := splitEvents(out); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, out...)
+	}
+	out := end(s)
+	if _, err := splitEvents(out); err != nil {
+		t.Fatal(err)
+	}
+	return append(all, out...)
+}

@@ -1,0 +1,187 @@
+package translate
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestDroppedFieldsAreDropped holds droppedFields to the code: every
+// top-level field it lists is accepted with any value and left out of the
+// translation. A field that the code reads would fail on the odd value or
+// show up in the output.
+func TestDroppedFieldsAreDropped(t *testing.T) {
+	odd := json.RawMessage(`{"unexpected":[1,"two",null]}`)
+	for _, f := range droppedFields() {
+		if strings.ContainsAny(f.Path, " .[(") {
+			continue // nested or partial: covered by the golden files
+		}
+		t.Run(f.From+"/"+f.Path, func(t *testing.T) {
+			var req map[string]json.RawMessage
+			var translate func([]byte) ([]byte, error)
+			switch f.From {
+			case "openai":
+				req = map[string]json.RawMessage{"model": json.RawMessage(`"m"`), "messages": json.RawMessage(`[{"role":"user","content":"hi"}]`)}
+				translate = func(b []byte) ([]byte, error) { return ChatToMessages(b, "claude") }
+			case "anthropic":
+				req = map[string]json.RawMessage{"model": json.RawMessage(`"m"`), "max_tokens": json.RawMessage(`10`), "messages": json.RawMessage(`[{"role":"user","content":"hi"}]`)}
+				translate = func(b []byte) ([]byte, error) { return MessagesToChat(b, "gpt", true) }
+			default:
+				t.Fatalf("unknown protocol %q", f.From)
+			}
+			req[f.Path] = odd
+			body, _ := json.Marshal(req)
+			out, err := translate(body)
+			if err != nil {
+				t.Fatalf("a dropped field made the translation fail: %v", err)
+			}
+			var got map[string]json.RawMessage
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatal(err)
+			}
+			if v, ok := got[f.Path]; ok {
+				t.Errorf("%s went through as %s", f.Path, v)
+			}
+			if f.Reason == "" {
+				t.Error("no reason given")
+			}
+		})
+	}
+}
+
+// TestRequestRoundTrip: an OpenAI request sent through both translators
+// keeps its conversation, tools and parameters.
+func TestRequestRoundTrip(t *testing.T) {
+	in := readTestdata(t, "testdata/chat_to_messages/tool_round_trip.in.json")
+	anthropic, err := ChatToMessages(in, "claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := MessagesToChat(anthropic, "gpt", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, orig struct {
+		Messages []struct {
+			Role       string          `json:"role"`
+			Content    json.RawMessage `json:"content"`
+			ToolCalls  []chatToolCall  `json:"tool_calls"`
+			ToolCallID string          `json:"tool_call_id"`
+		} `json:"messages"`
+		Tools []chatTool `json:"tools"`
+	}
+	if err := json.Unmarshal(back, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(in, &orig); err != nil {
+		t.Fatal(err)
+	}
+	var roles, origRoles []string
+	for _, m := range got.Messages {
+		roles = append(roles, m.Role)
+	}
+	for _, m := range orig.Messages {
+		origRoles = append(origRoles, m.Role)
+	}
+	if !reflect.DeepEqual(roles, origRoles) {
+		t.Errorf("roles %v, want %v", roles, origRoles)
+	}
+	// Tool call ids are kept exactly, arguments survive as JSON (the
+	// truncated one as {}, see toolInput).
+	wantCalls := [][]string{nil, {"call_paris_01", `{"city":"Paris"}`, "call_rome_02", `{"city":"Rome"}`}, nil, nil, nil, {"call_time_03", `{}`}, nil}
+	for i, m := range got.Messages {
+		var calls []string
+		for _, c := range m.ToolCalls {
+			calls = append(calls, c.ID, c.Function.Arguments)
+		}
+		if !reflect.DeepEqual(calls, wantCalls[i]) {
+			t.Errorf("messages[%d] tool calls %v, want %v", i, calls, wantCalls[i])
+		}
+		if m.ToolCallID != orig.Messages[i].ToolCallID {
+			t.Errorf("messages[%d] tool_call_id %q, want %q", i, m.ToolCallID, orig.Messages[i].ToolCallID)
+		}
+	}
+	if len(got.Tools) != 2 || got.Tools[0].Function.Name != "get_weather" || string(got.Tools[1].Function.Parameters) != emptySchema {
+		t.Errorf("tools %+v", got.Tools)
+	}
+}
+
+// TestClaudeCodeFixture checks what matters about the translation of
+// Claude Code's request (testdata's copy of the body in
+// /work/shared/fixtures/claude-code-request.json) beyond its golden file.
+func TestClaudeCodeFixture(t *testing.T) {
+	body := readTestdata(t, "testdata/messages_to_chat/claude_code.in.json")
+	out, err := MessagesToChat(body, "gpt", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Messages      []chatMessageOut   `json:"messages"`
+		Tools         []chatTool         `json:"tools"`
+		StreamOptions *chatStreamOptions `json:"stream_options"`
+		User          string             `json:"user"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Tools) != 24 || got.StreamOptions == nil || !got.StreamOptions.IncludeUsage || len(got.User) != 64 {
+		t.Errorf("tools %d, stream_options %+v, user %q", len(got.Tools), got.StreamOptions, got.User)
+	}
+	if roles := []string{got.Messages[0].Role, got.Messages[1].Role, got.Messages[2].Role}; !reflect.DeepEqual(roles, []string{"system", "user", "system"}) {
+		t.Errorf("roles %v: want the system prompt, the user turn, then the mid-conversation system message in place", roles)
+	}
+	for _, dropped := range []string{"cache_control", "context_management", "output_config", "thinking", "reasoning_effort"} {
+		if strings.Contains(string(out), dropped) {
+			t.Errorf("%s went through", dropped)
+		}
+	}
+}
+
+func TestChatUser(t *testing.T) {
+	if got := chatUser("user-7"); got != "user-7" {
+		t.Errorf("short id changed to %q", got)
+	}
+	long := strings.Repeat("x", 65)
+	if got := chatUser(long); len(got) != 64 || got != chatUser(long) || got == chatUser(long+"y") {
+		t.Errorf("long id gave %q: want a stable 64-character hash", got)
+	}
+}
+
+func TestRequestErrorsAreRequestErrors(t *testing.T) {
+	for _, body := range []string{`not json`, `[]`, `{"messages":"x"}`, `{"messages":[{"role":"user","content":{"a":1}}]}`} {
+		if _, err := ChatToMessages([]byte(body), "m"); !isRequestError(err) {
+			t.Errorf("ChatToMessages(%s) = %v, want a *RequestError", body, err)
+		}
+		if _, err := MessagesToChat([]byte(body), "m", true); !isRequestError(err) {
+			t.Errorf("MessagesToChat(%s) = %v, want a *RequestError", body, err)
+		}
+	}
+}
+
+func isRequestError(err error) bool {
+	var re *RequestError
+	return errors.As(err, &re) && re.Message != ""
+}
+
+func TestClassifyError(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		body   string
+		want   ErrorClass
+	}{
+		{200, `{"error":{"code":"context_length_exceeded"}}`, ErrorGeneral},
+		{400, `{"error":{"message":"x","code":"context_length_exceeded"}}`, ErrorContextWindow},
+		{400, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208310 tokens > 200000 maximum"}}`, ErrorContextWindow},
+		{413, `{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}}`, ErrorGeneral},
+		{400, `{"error":{"message":"blocked","code":"content_policy_violation"}}`, ErrorContentPolicy},
+		{400, `{"error":{"message":"filtered","code":"content_filter"}}`, ErrorContentPolicy},
+		{429, `{"error":{"message":"slow down","code":"rate_limit_exceeded"}}`, ErrorGeneral},
+		{500, `garbage`, ErrorGeneral},
+	} {
+		if got := ClassifyError(c.status, []byte(c.body)); got != c.want {
+			t.Errorf("ClassifyError(%d, %s) = %v, want %v", c.status, c.body, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,293 @@
+package translate
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// ChatToMessagesStream converts an OpenAI chat completion stream into
+// Anthropic Messages events for an Anthropic caller, one upstream chunk at a
+// time; nothing is buffered beyond the chunk at hand. Use one per stream,
+// from one goroutine.
+//
+// The first chunk gives message_start (OpenAI reports no usage before the
+// end, so its counts are zero; message_delta carries them all). Text and
+// each tool call become content blocks, numbered in order: a block is
+// stopped when output of another kind, or another tool call, begins, and
+// every tool call's first delta starts a tool_use block whose arguments
+// follow as input_json_delta. Reasoning that compatible servers send
+// (reasoning_content) is dropped: as a thinking block it would carry no
+// Anthropic signature, and Anthropic refuses the next request of a
+// conversation holding one ("Invalid signature in thinking block"), which
+// happens as soon as a fallback or a mixed pool sends it to a Claude model. finish_reason closes the open block; the
+// usage chunk and data: [DONE] give message_delta (stop reason, usage) and
+// message_stop. Only choice 0 is read (requests with n > 1 are refused).
+type ChatToMessagesStream struct {
+	id, model   string
+	started     bool // message_start went out
+	ended       bool // the end went out: Finish, Error, or an upstream error
+	done        bool // the upstream's [DONE] arrived
+	open        blockKind
+	openIndex   int               // the Anthropic index of the open block
+	next        int               // the Anthropic index of the next block
+	tools       map[int]toolBlock // by OpenAI tool_calls index
+	finish      string
+	calledTools bool
+	refused     bool
+	usage       Usage
+}
+
+// NewChatToMessagesStream starts a converter. Ask the upstream for
+// stream_options.include_usage (MessagesToChat does), or the usage stays zero.
+func NewChatToMessagesStream() *ChatToMessagesStream {
+	return &ChatToMessagesStream{tools: map[int]toolBlock{}}
+}
+
+// Event converts one upstream event, given by its SSE event name (OpenAI
+// sends none; events with a name other than "message" or "error" are
+// skipped) and its data, into zero or more complete Anthropic SSE events to
+// write to the caller. Write what it returns even when err is not nil: err
+// reports a chunk that could not be converted, in part or whole (usually the
+// end of the gateway's patience: call Error), or, as a *StreamError, an
+// upstream error, for which the caller's error event is already in the bytes
+// and the stream has ended. After the end, Event returns nothing.
+func (s *ChatToMessagesStream) Event(name string, data []byte) ([]byte, error) {
+	if s.ended || (name != "" && name != "message" && name != "error") {
+		return nil, nil
+	}
+	data = bytes.TrimSpace(data)
+	if string(data) == "[DONE]" {
+		s.done = true
+		return s.Finish(), nil
+	}
+	var c chatChunkIn
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("translate: openai chunk: %w", err)
+	}
+	if !isNull(c.Error) {
+		return s.upstreamError(c.Error)
+	}
+	out := s.start(c.ID, c.Model)
+	var err error
+	for i := range c.Choices {
+		if c.Choices[i].Index != 0 {
+			continue
+		}
+		var e error
+		if out, e = s.choice(out, &c.Choices[i]); err == nil {
+			err = e
+		}
+	}
+	if c.Usage != nil {
+		s.usage = c.Usage.usage()
+	}
+	return out, err
+}
+
+// Done reports whether the upstream's data: [DONE] arrived. A stream whose
+// upstream ended without it was cut: end it with Error, not Finish.
+func (s *ChatToMessagesStream) Done() bool { return s.done }
+
+// Usage is the usage seen so far (see Usage for its meaning).
+func (s *ChatToMessagesStream) Usage() Usage { return s.usage }
+
+// Finish ends the stream as a well-formed Anthropic stream: content_block_stop
+// for an open block, message_delta with the stop reason and the usage, and
+// message_stop. data: [DONE] calls it; call it yourself only for an upstream
+// that ended without one and may be trusted (Done tells). It returns nothing
+// once the stream has ended.
+func (s *ChatToMessagesStream) Finish() []byte {
+	if s.ended {
+		return nil
+	}
+	s.ended = true
+	out := s.start("", "")
+	out = s.closeBlock(out)
+	var delta struct {
+		Type  string `json:"type"`
+		Delta struct {
+			StopReason   string  `json:"stop_reason"`
+			StopSequence *string `json:"stop_sequence"`
+		} `json:"delta"`
+		Usage anthropicUsage `json:"usage"`
+	}
+	delta.Type = "message_delta"
+	delta.Delta.StopReason = stopReason(s.finish, s.calledTools, s.refused)
+	delta.Usage = s.usage.anthropic()
+	out = appendMessagesEvent(out, "message_delta", delta)
+	return appendMessagesEvent(out, "message_stop", struct {
+		Type string `json:"type"`
+	}{"message_stop"})
+}
+
+// Error ends the stream with an Anthropic error event
+// (event: error, data: {"type":"error","error":{"type":"api_error","message"}}),
+// which Anthropic's SDKs raise as the stream's failure. err's text is what
+// the caller reads: pass one fit to be shown. It returns nothing once the
+// stream has ended.
+func (s *ChatToMessagesStream) Error(err error) []byte {
+	if s.ended {
+		return nil
+	}
+	s.ended = true
+	return appendMessagesEvent(nil, "error", anthropicErrorEvent{Type: "error",
+		Error: anthropicErrorDetail{Type: "api_error", Message: streamErrorMessage(err)}})
+}
+
+func (s *ChatToMessagesStream) start(id, model string) []byte {
+	if s.started {
+		return nil
+	}
+	s.started = true
+	s.id, s.model = messageID(id), model
+	var ev struct {
+		Type    string              `json:"type"`
+		Message messagesResponseOut `json:"message"`
+	}
+	ev.Type = "message_start"
+	ev.Message = messagesResponseOut{ID: s.id, Type: "message", Role: "assistant", Model: model, Content: []any{}}
+	return appendMessagesEvent(nil, "message_start", ev)
+}
+
+func (s *ChatToMessagesStream) choice(out []byte, c *chatChunkChoiceIn) ([]byte, error) {
+	d := &c.Delta
+	if d.Content != "" {
+		out = s.write(out, d.Content)
+	}
+	if d.Refusal != "" {
+		s.refused = true
+		out = s.write(out, d.Refusal)
+	}
+	var errs []error
+	for _, tc := range d.ToolCalls {
+		var err error
+		if out, err = s.toolCall(out, tc); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.FinishReason != "" {
+		s.finish = c.FinishReason
+		out = s.closeBlock(out)
+	}
+	if len(errs) > 0 {
+		return out, errs[0]
+	}
+	return out, nil
+}
+
+// write adds text to the open text block, starting one if needed.
+func (s *ChatToMessagesStream) write(out []byte, text string) []byte {
+	if s.open != blockText {
+		out = s.closeBlock(out)
+		out = s.openBlock(out, blockText, textBlock{Type: "text"})
+	}
+	return appendMessagesEvent(out, "content_block_delta", blockDeltaEvent{
+		Type: "content_block_delta", Index: s.openIndex, Delta: textDelta{Type: "text_delta", Text: text}})
+}
+
+// toolBlock is the Anthropic block of an OpenAI tool call.
+type toolBlock struct {
+	index int    // the block's Anthropic index
+	id    string // the call's id as the upstream sent it
+}
+
+// toolCall starts a tool_use block on a call's first delta and streams its
+// arguments. A delta with a new id at a known index is a new call: some
+// compatible servers leave index out, so that every call reads as index 0.
+// Fragments of a call whose block was closed (another call or text began)
+// cannot be placed in Anthropic's block order: they are reported, not
+// written.
+func (s *ChatToMessagesStream) toolCall(out []byte, tc chatToolDelta) ([]byte, error) {
+	known, seen := s.tools[tc.Index]
+	switch {
+	case !seen || tc.ID != "" && tc.ID != known.id:
+		s.calledTools = true
+		out = s.closeBlock(out)
+		s.tools[tc.Index] = toolBlock{index: s.next, id: tc.ID}
+		out = s.openBlock(out, blockTool, toolUseBlock{Type: "tool_use", ID: toolUseID(tc.ID),
+			Name: tc.Function.Name, Input: json.RawMessage("{}")})
+	case s.open != blockTool || s.openIndex != known.index:
+		if tc.Function.Arguments == "" {
+			return out, nil
+		}
+		return out, fmt.Errorf("translate: openai tool call %d sent arguments after its block was closed", tc.Index)
+	}
+	if tc.Function.Arguments == "" {
+		return out, nil
+	}
+	return appendMessagesEvent(out, "content_block_delta", blockDeltaEvent{Type: "content_block_delta",
+		Index: s.openIndex, Delta: textDelta{Type: "input_json_delta", PartialJSON: &tc.Function.Arguments}}), nil
+}
+
+func (s *ChatToMessagesStream) openBlock(out []byte, kind blockKind, block any) []byte {
+	s.open, s.openIndex = kind, s.next
+	s.next++
+	return appendMessagesEvent(out, "content_block_start", struct {
+		Type         string `json:"type"`
+		Index        int    `json:"index"`
+		ContentBlock any    `json:"content_block"`
+	}{"content_block_start", s.openIndex, block})
+}
+
+func (s *ChatToMessagesStream) closeBlock(out []byte) []byte {
+	if s.open == blockNone {
+		return out
+	}
+	s.open = blockNone
+	return appendMessagesEvent(out, "content_block_stop", struct {
+		Type  string `json:"type"`
+		Index int    `json:"index"`
+	}{"content_block_stop", s.openIndex})
+}
+
+type blockDeltaEvent struct {
+	Type  string    `json:"type"`
+	Index int       `json:"index"`
+	Delta textDelta `json:"delta"`
+}
+
+// textDelta is a text_delta or an input_json_delta; only the field of its
+// type is written.
+type textDelta struct {
+	Type        string  `json:"type"`
+	Text        string  `json:"text,omitempty"`
+	PartialJSON *string `json:"partial_json,omitempty"`
+}
+
+// upstreamError ends the stream with the upstream's error in Anthropic's
+// shape, typed from OpenAI's type and code.
+func (s *ChatToMessagesStream) upstreamError(raw json.RawMessage) ([]byte, error) {
+	s.ended = true
+	e := readErrorDetail(raw)
+	se := &StreamError{Type: cmp.Or(e.Type, e.Code, "api_error"), Message: cmp.Or(e.Message, "the upstream reported an error")}
+	typ, message := anthropicTypeFromChat(e.Type, e.Code), se.Message
+	if classify(500, e) == ErrorContextWindow && !strings.Contains(strings.ToLower(message), "prompt is too long") {
+		typ, message = "invalid_request_error", "prompt is too long: "+message
+	}
+	return appendMessagesEvent(nil, "error", anthropicErrorEvent{Type: "error",
+		Error: anthropicErrorDetail{Type: typ, Message: message}}), se
+}
+
+// anthropicTypeFromChat maps an OpenAI error type or code, as sent inside a
+// stream where no status is left to go by, to Anthropic's type.
+func anthropicTypeFromChat(typ, code string) string {
+	both := strings.ToLower(typ + " " + code)
+	switch {
+	case strings.Contains(both, "rate_limit"):
+		return "rate_limit_error"
+	case strings.Contains(both, "insufficient_quota"):
+		return "billing_error"
+	case strings.Contains(both, "authentication") || strings.Contains(both, "invalid_api_key"):
+		return "authentication_error"
+	case strings.Contains(both, "permission"):
+		return "permission_error"
+	case strings.Contains(both, "overloaded"):
+		return "overloaded_error"
+	case strings.Contains(both, "invalid_request"):
+		return "invalid_request_error"
+	}
+	return "api_error"
+}
