@@ -319,4 +319,13 @@ func TestCallerDisconnectCancelsUpstream(t *testing.T) {
 	if row := e.waitLogs(1)[0]; row.Status != 499 {
 		t.Errorf("log status: got %d, want 499", row.Status)
 	}
+	// Never counted against the member.
+	for _, st := range e.proxy.Stats() {
+		if st.Requests != 0 || st.LastError != "" {
+			t.Errorf("a caller's disconnect was counted against the member: %+v", st)
+		}
+	}
+	if ms, _ := e.proxy.PoolStatus("gpt-stream", nil); ms[0].CoolingDown {
+		t.Error("a caller's disconnect cooled the member down")
+	}
 }
