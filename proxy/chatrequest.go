@@ -22,7 +22,8 @@ type chatRequest struct {
 	stream bool
 	// wantsUsage: the caller itself asked for stream_options.include_usage, so
 	// the usage chunk is theirs to receive.
-	wantsUsage bool
+	wantsUsage      bool
+	requireMessages bool
 
 	modelAt         span
 	streamAt        span
@@ -31,9 +32,15 @@ type chatRequest struct {
 	includeUsageAt  span // inside streamOptionsAt
 }
 
-// parseChatRequest checks the body in the order that gives the caller the
-// most useful message; every failure is a 400.
+// parseChatRequest checks a chat completions or messages body in the order
+// that gives the caller the most useful message; every failure is a 400.
 func parseChatRequest(body []byte) (*chatRequest, error) {
+	return parseRequest(body, true)
+}
+
+// parseRequest checks a request body; requireMessages is false for the
+// endpoints that take no messages (embeddings).
+func parseRequest(body []byte, requireMessages bool) (*chatRequest, error) {
 	// encoding/json silently replaces invalid UTF-8, so it is checked first.
 	if !utf8.Valid(body) {
 		return nil, errBadRequest("invalid_encoding", "request body is not valid UTF-8")
@@ -45,7 +52,7 @@ func parseChatRequest(body []byte) (*chatRequest, error) {
 	if body[open] != '{' {
 		return nil, errBadRequest("invalid_body", "request body must be a JSON object")
 	}
-	c := &chatRequest{body: body, open: open}
+	c := &chatRequest{body: body, open: open, requireMessages: requireMessages}
 	if err := c.locateFields(); err != nil {
 		return nil, err
 	}
@@ -122,6 +129,9 @@ func (c *chatRequest) checkStream() error {
 }
 
 func (c *chatRequest) checkMessages() error {
+	if !c.messagesAt.found() && !c.requireMessages {
+		return nil
+	}
 	if !c.messagesAt.found() {
 		return errBadRequest("missing_messages", "you must provide a messages parameter")
 	}
@@ -163,9 +173,9 @@ type edit struct {
 }
 
 // rewrite returns the body to send upstream: model replaced by the member's
-// upstream model and, on streams, include_usage switched on so the gateway can
-// count tokens. Everything else is kept byte for byte.
-func (c *chatRequest) rewrite(upstreamModel string) []byte {
+// upstream model and, with askUsage (OpenAI streams), include_usage switched
+// on so the gateway can count tokens. Everything else is kept byte for byte.
+func (c *chatRequest) rewrite(upstreamModel string, askUsage bool) []byte {
 	quoted, err := json.Marshal(upstreamModel)
 	if err != nil {
 		// A Go string always marshals; keep the caller's model if not.
@@ -173,7 +183,7 @@ func (c *chatRequest) rewrite(upstreamModel string) []byte {
 	}
 	edits := [2]edit{{c.modelAt, string(quoted)}}
 	n := 1
-	if e, ok := c.usageEdit(); ok {
+	if e, ok := c.usageEdit(); ok && askUsage {
 		edits[1], n = e, 2
 		if edits[1].at.start < edits[0].at.start {
 			edits[0], edits[1] = edits[1], edits[0]

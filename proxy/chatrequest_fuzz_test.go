@@ -27,7 +27,7 @@ func FuzzParseChatRequest(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out := req.rewrite("upstream/model")
+		out := req.rewrite("upstream/model", req.stream)
 		// A map, not a struct: encoding/json matches struct fields without
 		// regard to case, and upstreams do not.
 		var got map[string]json.RawMessage

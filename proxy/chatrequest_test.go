@@ -69,7 +69,7 @@ func TestRewrite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := string(req.rewrite("up-x"))
+			got := string(req.rewrite("up-x", req.stream))
 			if got != tc.want {
 				t.Errorf("rewrite:\n got %s\nwant %s", got, tc.want)
 			}
@@ -156,15 +156,17 @@ func TestStreamInspect(t *testing.T) {
 		{"finish chunk", finish, false, true, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rs := &relayedStream{wantsUsage: tc.wantsUsage}
-			if got := rs.inspect(tc.ev); got != tc.wantForward {
-				t.Errorf("forward: got %v, want %v", got, tc.wantForward)
+			a := &openAIPassthrough{wantsUsage: tc.wantsUsage}
+			out, err := a.event(tc.ev)
+			if got := out != nil; got != tc.wantForward || err != nil {
+				t.Errorf("forward: got %v (%v), want %v", got, err, tc.wantForward)
 			}
-			if (rs.usage != nil) != tc.wantUsage || rs.sawFinish != tc.wantFinish {
-				t.Errorf("usage %+v, finish %v", rs.usage, rs.sawFinish)
+			u, ok := a.usage()
+			if ok != tc.wantUsage || a.sawFinish != tc.wantFinish {
+				t.Errorf("usage %+v %v, finish %v", u, ok, a.sawFinish)
 			}
-			if tc.wantUsage && (rs.usage.PromptTokens != 3 || rs.usage.PromptTokensDetails.CachedTokens != 1) {
-				t.Errorf("usage: got %+v", rs.usage)
+			if tc.wantUsage && (u.InputTokens != 3 || u.CacheReadTokens != 1) {
+				t.Errorf("usage: got %+v", u)
 			}
 		})
 	}

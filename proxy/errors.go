@@ -94,12 +94,6 @@ func errMethodNotAllowed(r *http.Request) *apiError {
 		fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path), nil}
 }
 
-func errTranslationUnsupported(p *provider) *apiError {
-	return &apiError{http.StatusNotImplemented, typeInvalidRequest, "translation_not_supported",
-		fmt.Sprintf("provider %q speaks the %s API: translating OpenAI chat completions to it is not yet supported",
-			p.name, p.apiType), nil}
-}
-
 func errProviderMisconfigured(p *provider) *apiError {
 	return &apiError{http.StatusBadGateway, typeServer, "provider_misconfigured",
 		fmt.Sprintf("upstream provider %q is misconfigured; an admin must fix it", p.name), p.err}
@@ -123,6 +117,16 @@ func errUpstreamStream(p *provider, cause error) *apiError {
 func errProviderAuth(p *provider, status int) *apiError {
 	return &apiError{http.StatusBadGateway, typeServer, "provider_auth_failed",
 		fmt.Sprintf("upstream provider %q refused the gateway's credentials (%d); an admin must check its key", p.name, status), nil}
+}
+
+func errUpstreamInvalid(p *provider, cause error) *apiError {
+	return &apiError{http.StatusBadGateway, typeServer, "upstream_invalid_answer",
+		fmt.Sprintf("upstream provider %q sent an answer the gateway could not read", p.name), cause}
+}
+
+func errUnsupportedByProvider(p *provider, what string) *apiError {
+	return &apiError{http.StatusNotImplemented, typeInvalidRequest, "not_supported",
+		fmt.Sprintf("provider %q (%s API) does not offer %s", p.name, p.apiType, what), nil}
 }
 
 func errContentFiltered() *apiError {
@@ -157,18 +161,61 @@ type errorDetail struct {
 	Code    string  `json:"code"`
 }
 
-func (e *apiError) body() []byte {
-	b, err := json.Marshal(errorBody{Error: errorDetail{Message: e.Message, Type: e.Type, Code: e.Code}})
+// body is e in protocol p's error shape.
+func (e *apiError) body(p protocol) []byte {
+	var v any = errorBody{Error: errorDetail{Message: e.Message, Type: e.Type, Code: e.Code}}
+	if p == protoAnthropic {
+		v = anthropicErrorBody{Type: "error", Error: anthropicErrorDetail{Type: anthropicErrorType(e.Status), Message: e.Message}}
+	}
+	b, err := json.Marshal(v)
 	if err != nil {
-		// Marshalling four strings cannot fail; keep the shape even if it did.
-		return []byte(`{"error":{"message":"internal gateway error","type":"server_error","param":null,"code":"internal_error"}}`)
+		// Marshalling a few strings cannot fail; keep the shape even if it did.
+		return []byte(`{"error":{"message":"internal gateway error","type":"api_error"}}`)
 	}
 	return b
 }
 
-// writeError answers with e in OpenAI's shape.
-func writeError(w http.ResponseWriter, e *apiError) {
-	b := e.body()
+// anthropicErrorBody is Anthropic's error shape: {"type":"error","error":{"type","message"}}.
+type anthropicErrorBody struct {
+	Type  string               `json:"type"`
+	Error anthropicErrorDetail `json:"error"`
+}
+
+type anthropicErrorDetail struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// anthropicErrorType is Anthropic's error type for an HTTP status, as its
+// documentation lists them.
+func anthropicErrorType(status int) string {
+	switch status {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusMethodNotAllowed:
+		return "invalid_request_error"
+	case http.StatusUnauthorized:
+		return "authentication_error"
+	case http.StatusForbidden:
+		return "permission_error"
+	case http.StatusNotFound:
+		return "not_found_error"
+	case http.StatusRequestEntityTooLarge:
+		return "request_too_large"
+	case http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case 529:
+		return "overloaded_error"
+	case http.StatusGatewayTimeout:
+		return "timeout_error"
+	}
+	if status >= 400 && status < 500 {
+		return "invalid_request_error"
+	}
+	return "api_error"
+}
+
+// writeError answers with e in protocol p's shape.
+func writeError(w http.ResponseWriter, p protocol, e *apiError) {
+	b := e.body(p)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
@@ -176,17 +223,16 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	w.Write(b) //nolint:errcheck // the caller may be gone; nothing left to tell it
 }
 
-// writeStreamError ends an SSE stream that already started with e as a final
-// event: the status line is gone, and OpenAI's SDKs read an "error" member in
-// a data event as the stream's failure.
-func writeStreamError(w http.ResponseWriter, e *apiError) error {
-	b := e.body()
-	buf := make([]byte, 0, len(b)+8)
+// streamErrorEvent is e as the final event of a stream that already started:
+// the status line is gone. OpenAI's SDKs read an "error" member in a data
+// event as the stream's failure; Anthropic's read an "error" event.
+func streamErrorEvent(p protocol, e *apiError) []byte {
+	b := e.body(p)
+	buf := make([]byte, 0, len(b)+24)
+	if p == protoAnthropic {
+		buf = append(buf, "event: error\n"...)
+	}
 	buf = append(buf, "data: "...)
 	buf = append(buf, b...)
-	buf = append(buf, "\n\n"...)
-	if _, err := w.Write(buf); err != nil {
-		return fmt.Errorf("proxy: write stream error event: %w", err)
-	}
-	return http.NewResponseController(w).Flush()
+	return append(buf, "\n\n"...)
 }

@@ -16,6 +16,7 @@ import (
 // exchange is one proxied request on its way through: what its log row and
 // its error line will say.
 type exchange struct {
+	proto     protocol // the caller's
 	start     time.Time
 	firstByte time.Time
 	key       *virtualKey
@@ -27,8 +28,8 @@ type exchange struct {
 }
 
 // begin starts an exchange and tells the caller its request id.
-func (s *Server) begin(w http.ResponseWriter, endpoint string) *exchange {
-	x := &exchange{start: s.now()}
+func (s *Server) begin(w http.ResponseWriter, endpoint string, p protocol) *exchange {
+	x := &exchange{start: s.now(), proto: p}
 	x.row.RequestID = newRequestID()
 	x.row.Endpoint = endpoint
 	w.Header().Set("X-Request-Id", x.row.RequestID)
@@ -78,8 +79,8 @@ func (x *exchange) callerLeft() {
 	x.row.Status, x.row.Error = statusClientClosed, "client disconnected"
 }
 
-// fail answers the caller with err in OpenAI's shape and records it; a caller
-// that is gone gets nothing.
+// fail answers the caller with err in its protocol's shape and records it; a
+// caller that is gone gets nothing.
 func (s *Server) fail(w http.ResponseWriter, x *exchange, err error) {
 	if errors.Is(err, errClientGone) {
 		x.callerLeft()
@@ -87,7 +88,7 @@ func (s *Server) fail(w http.ResponseWriter, x *exchange, err error) {
 	}
 	ae := asAPIError(err)
 	x.row.Status, x.row.Error = ae.Status, ae.Error()
-	writeError(w, ae)
+	writeError(w, x.proto, ae)
 	x.wrote(s.now())
 }
 

@@ -22,7 +22,7 @@ type modelEntry struct {
 // wildcard routes as their pattern ("anthropic/*") so that a caller can see
 // which prefixes are open.
 func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
-	x := s.begin(w, "/v1/models")
+	x := s.begin(w, "/v1/models", protoOpenAI)
 	defer s.finish(x) // x carries no key: listing is not written to the request log
 	snap := s.snap.Load()
 	if snap == nil {

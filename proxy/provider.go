@@ -14,14 +14,22 @@ import (
 
 // provider is an upstream account as the proxy calls it.
 type provider struct {
-	id      int64
-	name    string
-	apiType string
-	chatURL string // openai type: base URL + /chat/completions
-	// authorization is "Bearer <api key>": it goes into one header and nowhere
-	// else, never into a log line or an error.
-	authorization string
-	transport     *http.Transport
+	id       int64
+	name     string
+	apiType  string
+	protocol protocol
+	// base is the URL endpoints are appended to: an openai-type base keeps
+	// its version ("…/v1" + "/chat/completions"), an anthropic-type one is
+	// the root ("…" + "/v1/messages").
+	base string
+	// query is the base URL's own query ("?api-version=…"), kept after the
+	// endpoint's path.
+	query string
+	// keyHeader and keyValue carry the provider's key ("Authorization:
+	// Bearer …" or "X-Api-Key: …"): into that one header and nowhere else,
+	// never into a log line or an error.
+	keyHeader, keyValue string
+	transport           *http.Transport
 	// err is a configuration problem found at reload (bad base URL, a key that
 	// does not decrypt): the provider's members answer 502 naming it, and the
 	// rest of the table still loads.
@@ -52,36 +60,50 @@ func newTransport() *http.Transport {
 	}
 }
 
-// chatCompletionsURL appends the endpoint to an openai-type base URL, which
-// carries the version ("https://api.openai.com/v1"); a base without any path
-// gets "/v1", and a trailing slash is tolerated.
-func chatCompletionsURL(base string) (string, error) {
+// baseURL normalises a provider's base URL by the SDK conventions of its
+// protocol: an openai-type base carries the version ("https://api.openai.com/v1";
+// one without any path gets "/v1"), an anthropic-type base does not
+// ("https://api.anthropic.com"; a redundant "/v1" is dropped). A trailing
+// slash is tolerated either way.
+func baseURL(base string, p protocol) (root, query string, err error) {
 	u, err := url.Parse(strings.TrimSpace(base))
 	if err != nil {
-		return "", fmt.Errorf("base URL: %w", err)
+		return "", "", fmt.Errorf("base URL: %w", err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("base URL %q: want http(s)://host[/path]", base)
+		return "", "", fmt.Errorf("base URL %q: want http(s)://host[/path]", base)
 	}
 	path := strings.TrimRight(u.Path, "/")
-	if path == "" {
+	switch {
+	case p == protoOpenAI && path == "":
 		path = "/v1"
+	case p == protoAnthropic:
+		path = strings.TrimSuffix(path, "/v1")
 	}
-	u.Path, u.RawPath = path+"/chat/completions", ""
-	return u.String(), nil
+	if u.RawQuery != "" {
+		query = "?" + u.RawQuery
+	}
+	u.Path, u.RawPath, u.RawQuery, u.Fragment = path, "", "", ""
+	return u.String(), query, nil
 }
+
+// url is the provider's endpoint at path ("/chat/completions", "/v1/messages").
+func (p *provider) url(path string) string { return p.base + path + p.query }
 
 // newProvider prepares a provider for requests, recording rather than
 // returning a configuration problem.
 func newProvider(p *models.Provider, apiKey string, keyErr error, t *http.Transport) *provider {
-	pr := &provider{id: p.ID, name: p.Name, apiType: p.APIType, authorization: "Bearer " + apiKey, transport: t}
+	pr := &provider{id: p.ID, name: p.Name, apiType: p.APIType, protocol: protocolOf(p.APIType), transport: t}
 	switch p.APIType {
 	case models.APITypeOpenAI:
-		pr.chatURL, pr.err = chatCompletionsURL(p.BaseURL)
+		pr.keyHeader, pr.keyValue = "Authorization", "Bearer "+apiKey
 	case models.APITypeAnthropic:
-		// Served once translation exists; chat requests get a clear 501 until then.
+		pr.keyHeader, pr.keyValue = "X-Api-Key", apiKey
 	default:
 		pr.err = fmt.Errorf("unknown api_type %q", p.APIType)
+	}
+	if pr.err == nil {
+		pr.base, pr.query, pr.err = baseURL(p.BaseURL, pr.protocol)
 	}
 	if keyErr != nil {
 		pr.err = errors.Join(pr.err, fmt.Errorf("api key: %w", keyErr))

@@ -1,6 +1,9 @@
 package proxy
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+)
 
 // routes lists every endpoint of the proxy listener. Each path also gets a
 // method-less pattern, so a wrong method is a 405 in OpenAI's shape rather
@@ -10,8 +13,12 @@ func (s *Server) routes() http.Handler {
 		method, path string
 		handler      http.HandlerFunc
 	}{
-		{http.MethodPost, "/v1/chat/completions", s.chatCompletions},
-		{http.MethodPost, "/chat/completions", s.chatCompletions}, // clients configured without /v1
+		{http.MethodPost, "/v1/chat/completions", s.handle(endpointChat)},
+		{http.MethodPost, "/chat/completions", s.handle(endpointChat)}, // clients configured without /v1
+		{http.MethodPost, "/v1/messages", s.handle(endpointMessages)},  // Claude Code adds ?beta=true
+		{http.MethodPost, "/v1/messages/count_tokens", s.handle(endpointCountTokens)},
+		{http.MethodPost, "/v1/embeddings", s.handle(endpointEmbeddings)},
+		{http.MethodPost, "/embeddings", s.handle(endpointEmbeddings)},
 		{http.MethodGet, "/v1/models", s.listModels},
 		{http.MethodGet, "/health/liveliness", s.liveliness},
 		{http.MethodGet, "/health/readiness", s.readiness},
@@ -33,12 +40,20 @@ func methodNotAllowed(allowed string) http.HandlerFunc {
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allowed)
-		writeError(w, errMethodNotAllowed(r))
+		writeError(w, pathProtocol(r.URL.Path), errMethodNotAllowed(r))
 	}
 }
 
 func unknownPath(w http.ResponseWriter, r *http.Request) {
-	writeError(w, errUnknownURL(r))
+	writeError(w, pathProtocol(r.URL.Path), errUnknownURL(r))
+}
+
+// pathProtocol is the protocol a caller of this path speaks.
+func pathProtocol(path string) protocol {
+	if strings.HasPrefix(path, "/v1/messages") || strings.HasPrefix(path, "/messages") {
+		return protoAnthropic
+	}
+	return protoOpenAI
 }
 
 // root answers the probes clients send to the bare address, without a key.

@@ -94,22 +94,6 @@ func TestDisabledPoolHasNoDeployments(t *testing.T) {
 	}
 }
 
-func TestAnthropicMemberNotYetSupported(t *testing.T) {
-	e := newEnv(t, proxy.Options{})
-	pid := e.addProvider("anthropic-main", models.APITypeAnthropic, "https://api.anthropic.invalid")
-	e.addDeployment(models.Deployment{PublicName: "claude", UpstreamModel: "claude-x", ProviderID: pid})
-	e.reload()
-	resp, body := e.post("/v1/chat/completions", e.key, strings.NewReader(chatBody("claude", false)))
-	if resp.StatusCode != http.StatusNotImplemented {
-		t.Fatalf("status: got %d, want 501: %s", resp.StatusCode, body)
-	}
-	got := decodeError(t, body)
-	if got.Error.Code != "translation_not_supported" {
-		t.Errorf("code: got %q", got.Error.Code)
-	}
-	mustContain(t, "message", got.Error.Message, "not yet supported")
-}
-
 func TestListModels(t *testing.T) {
 	e := newEnv(t, proxy.Options{})
 	for _, name := range []string{"gpt-b", "gpt-a", "gpt-a", "claude-x", "openai/*"} {

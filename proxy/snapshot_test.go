@@ -10,7 +10,23 @@ import (
 	"gateway/models/dbtest"
 )
 
-func TestChatCompletionsURL(t *testing.T) {
+func TestProviderURLs(t *testing.T) {
+	for _, tc := range []struct {
+		base string
+		p    protocol
+		want string
+	}{
+		{"https://api.anthropic.com", protoAnthropic, "https://api.anthropic.com/v1/messages"},
+		{"https://api.anthropic.com/", protoAnthropic, "https://api.anthropic.com/v1/messages"},
+		{"https://api.anthropic.com/v1/", protoAnthropic, "https://api.anthropic.com/v1/messages"},
+		{"https://gw.example/anthropic", protoAnthropic, "https://gw.example/anthropic/v1/messages"},
+	} {
+		root, query, err := baseURL(tc.base, tc.p)
+		p := &provider{base: root, query: query}
+		if got := p.url("/v1/messages"); err != nil || got != tc.want {
+			t.Errorf("%s: got %q (%v), want %q", tc.base, got, err, tc.want)
+		}
+	}
 	for _, tc := range []struct{ base, want string }{
 		{"https://api.openai.com/v1", "https://api.openai.com/v1/chat/completions"},
 		{"https://api.openai.com/v1/", "https://api.openai.com/v1/chat/completions"},
@@ -19,13 +35,14 @@ func TestChatCompletionsURL(t *testing.T) {
 		{"https://openrouter.ai/api/v1", "https://openrouter.ai/api/v1/chat/completions"},
 		{"http://127.0.0.1:8000/v1?api-version=2", "http://127.0.0.1:8000/v1/chat/completions?api-version=2"},
 	} {
-		got, err := chatCompletionsURL(tc.base)
+		root, query, err := baseURL(tc.base, protoOpenAI)
+		got := (&provider{base: root, query: query}).url("/chat/completions")
 		if err != nil || got != tc.want {
 			t.Errorf("%s: got %q (%v), want %q", tc.base, got, err, tc.want)
 		}
 	}
 	for _, bad := range []string{"", "api.openai.com/v1", "ftp://x/v1", "https://"} {
-		if got, err := chatCompletionsURL(bad); err == nil {
+		if got, _, err := baseURL(bad, protoOpenAI); err == nil {
 			t.Errorf("%q: got %q, want an error", bad, got)
 		}
 	}
@@ -181,7 +198,7 @@ func BenchmarkParseAndRewrite(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if out := req.rewrite("gpt-4o-2024-08-06"); len(out) == 0 {
+		if out := req.rewrite("gpt-4o-2024-08-06", req.stream); len(out) == 0 {
 			b.Fatal("empty body")
 		}
 	}

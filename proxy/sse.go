@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,20 +15,20 @@ import (
 	"gateway/models"
 )
 
-// streamChat makes a streaming call and relays the answer event by event.
+// streamCall makes a streaming call and relays the answer event by event.
 // Until the upstream's first event is relayed nothing reaches the caller, so
 // an error answer is still the router's to retry.
-func (rq *routing) streamChat(m *member, body []byte, wantsUsage bool) *failure {
+func (rq *routing) streamCall(m *member, c *callPlan) *failure {
 	s, r := rq.s, rq.r
 	s.enableFullDuplex(rq.w)
 	timeout := cmp.Or(m.timeout, defaultStreamHeaderTimeout)
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	// One timer guards the whole stream: first the wait for the response
-	// headers, then the silence between two events.
+	// headers and the first event, then the silence between two events.
 	timer := time.AfterFunc(timeout, func() { cancel(errUpstreamTimeout) })
 	defer timer.Stop()
-	resp, err := s.send(ctx, r, m.provider, body)
+	resp, err := s.send(ctx, r, m.provider, c)
 	if err == nil && !timer.Stop() {
 		resp.Body.Close()
 		err = context.Cause(ctx)
@@ -45,9 +44,9 @@ func (rq *routing) streamChat(m *member, body []byte, wantsUsage bool) *failure 
 		if err != nil {
 			return callFailure(ctx, r.Context(), m.provider, err, streamIdleTimeout)
 		}
-		return rq.deliver(a)
+		return rq.deliver(a, c)
 	}
-	rs := &relayedStream{w: rq.w, rc: http.NewResponseController(rq.w), x: rq.x, wantsUsage: wantsUsage,
+	rs := &relayedStream{w: rq.w, rc: http.NewResponseController(rq.w), x: rq.x, ad: c.stream(),
 		rearm: func() { timer.Reset(streamIdleTimeout) }, firstEventTimeout: timeout}
 	return s.relayEvents(ctx, r, rs, resp)
 }
@@ -72,16 +71,13 @@ func isEventStream(contentType string) bool {
 
 // relayedStream is the state of one stream being relayed.
 type relayedStream struct {
-	w          http.ResponseWriter
-	rc         *http.ResponseController
-	x          *exchange
-	wantsUsage bool
-	rearm      func() // restarts the idle timer
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	x     *exchange
+	ad    streamAdapter
+	rearm func() // restarts the idle timer
 	// firstEventTimeout is how long the member had to send its first event.
 	firstEventTimeout time.Duration
-	sawDone           bool // data: [DONE]
-	sawFinish         bool // a choice with a finish_reason
-	usage             *usage
 }
 
 // relayEvents forwards each event as it arrives, with a flush after each, and
@@ -94,17 +90,27 @@ func (s *Server) relayEvents(ctx context.Context, r *http.Request, rs *relayedSt
 	if err != nil {
 		return callFailure(ctx, r.Context(), rs.x.member.provider, fmt.Errorf("before the first event: %w", err), rs.firstEventTimeout)
 	}
+	if f := firstEventFailure(ev); f != nil {
+		return f
+	}
 	rs.startCallerStream(resp)
 	defer rs.finish()
 	for {
 		rs.rearm()
-		if rs.inspect(ev) {
-			if err := rs.forward(ev, s.now()); err != nil {
+		out, evErr := rs.ad.event(ev)
+		if len(out) > 0 {
+			if err := rs.forward(out, s.now()); err != nil {
 				return clientGoneFailure()
 			}
 		}
-		if rs.sawDone {
-			// Nothing follows [DONE]; the caller may already be closing.
+		if evErr != nil {
+			// The upstream ended the stream with an error; the caller has it.
+			ae := errUpstreamStream(rs.x.member.provider, evErr)
+			rs.x.row.Error = ae.Error()
+			return &failure{err: ae, trigger: countFailure, kind: models.FallbackGeneral}
+		}
+		if rs.ad.done() {
+			// Nothing follows the end; the caller may already be closing.
 			return nil
 		}
 		if ev, err = events.next(); err != nil {
@@ -113,12 +119,24 @@ func (s *Server) relayEvents(ctx context.Context, r *http.Request, rs *relayedSt
 	}
 }
 
+// firstEventFailure: an Anthropic upstream may answer 200 and then, as its
+// first event, an error (overloaded): nothing went to the caller yet, so it
+// is a failure the router may retry.
+func firstEventFailure(ev []byte) *failure {
+	if eventName(ev) != "error" {
+		return nil
+	}
+	return &failure{trigger: countFailure, retry: true, kind: models.FallbackGeneral,
+		err: &apiError{Status: http.StatusBadGateway, Type: typeServer, Code: "upstream_error",
+			Message: upstreamErrorMessage(eventData(ev))}}
+}
+
 // startCallerStream sends the caller the stream's headers: from here on the
 // request is committed. The cost is only known at the end: it comes as a trailer.
 func (rs *relayedStream) startCallerStream(resp *http.Response) {
 	h := rs.w.Header()
 	rs.x.setGatewayHeaders(h)
-	h.Set("Content-Type", resp.Header.Get("Content-Type"))
+	h.Set("Content-Type", cmpStr(rs.ad.contentType(), resp.Header.Get("Content-Type")))
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // a reverse proxy in front must not buffer either
 	h.Set("Trailer", "X-Gateway-Cost-Usd")
@@ -129,8 +147,8 @@ func (rs *relayedStream) startCallerStream(resp *http.Response) {
 // finish accounts the usage the stream reported, sets the cost trailer and
 // lifts the write deadline for the connection's next request.
 func (rs *relayedStream) finish() {
-	if rs.usage != nil {
-		rs.x.account(*rs.usage)
+	if u, ok := rs.ad.usage(); ok {
+		rs.x.account(u)
 	}
 	rs.w.Header().Set("X-Gateway-Cost-Usd", formatCost(rs.x.row.CostUSD))
 	rs.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // nothing to do if unsupported
@@ -150,14 +168,13 @@ func (rs *relayedStream) forward(ev []byte, now time.Time) error {
 	return nil
 }
 
-// endStream decides what the end of the upstream stream means. A stream that
-// said [DONE] (or finished its choices, for providers that omit [DONE]) is
-// complete; anything else gets a final error event rather than a silent end
-// the caller would take for a whole answer.
+// endStream decides what the end of the upstream stream means. A complete
+// stream may end; anything else gets a final error event rather than a
+// silent end the caller would take for a whole answer.
 func (s *Server) endStream(ctx context.Context, r *http.Request, rs *relayedStream, err error) *failure {
-	// Completeness first: a caller that hangs up once it has everything did
-	// not disconnect early.
-	if errors.Is(err, io.EOF) && (rs.sawDone || rs.sawFinish) {
+	// Completeness first: an upstream that hangs up once it has said
+	// everything did not break off.
+	if errors.Is(err, io.EOF) && rs.ad.complete() {
 		return nil
 	}
 	if r.Context().Err() != nil {
@@ -167,47 +184,15 @@ func (s *Server) endStream(ctx context.Context, r *http.Request, rs *relayedStre
 	case errors.Is(context.Cause(ctx), errUpstreamTimeout):
 		err = fmt.Errorf("no event for %s", streamIdleTimeout)
 	case errors.Is(err, io.EOF):
-		err = errors.New("the stream ended before data: [DONE]")
+		err = errors.New("the stream ended before its end")
 	}
 	ae := errUpstreamStream(rs.x.member.provider, err)
 	rs.x.row.Error = ae.Error()
-	if werr := writeStreamError(rs.w, ae); werr != nil {
+	if werr := rs.forward(rs.ad.fail(ae), s.now()); werr != nil {
 		return clientGoneFailure()
 	}
 	// The caller has its answer; the failure is for the member's record.
 	return &failure{err: ae, trigger: countFailure, kind: models.FallbackGeneral}
-}
-
-// inspect reads what the gateway needs from one event (usage, the end of the
-// stream) and says whether to forward it: the usage-only chunk is dropped when
-// the gateway, not the caller, asked for it.
-func (rs *relayedStream) inspect(ev []byte) bool {
-	data := eventData(ev)
-	if bytes.Equal(data, []byte("[DONE]")) {
-		rs.sawDone = true
-		return true
-	}
-	// Only the last chunk or two carry these; decode just those.
-	hasUsage, hasFinish := fieldIsNotNull(data, `"usage"`), fieldIsNotNull(data, `"finish_reason"`)
-	if !hasUsage && !hasFinish {
-		return true
-	}
-	var chunk struct {
-		Choices []struct {
-			FinishReason *string `json:"finish_reason"`
-		} `json:"choices"`
-		Usage *usage `json:"usage"`
-	}
-	if json.Unmarshal(data, &chunk) != nil {
-		return true // not ours to judge: pass it on
-	}
-	for _, c := range chunk.Choices {
-		rs.sawFinish = rs.sawFinish || c.FinishReason != nil
-	}
-	if chunk.Usage != nil {
-		rs.usage = chunk.Usage
-	}
-	return chunk.Usage == nil || len(chunk.Choices) > 0 || rs.wantsUsage
 }
 
 // fieldIsNotNull is a cheap filter: does a key named like this appear with a

@@ -29,15 +29,14 @@ const (
 	bodyReadTimeout = 2 * time.Minute
 )
 
-// send posts body to the provider's chat endpoint with the provider's key.
-func (s *Server) send(ctx context.Context, r *http.Request, p *provider, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.chatURL, bytes.NewReader(body))
+// send posts the plan's body to the provider's endpoint with the provider's key.
+func (s *Server) send(ctx context.Context, r *http.Request, p *provider, c *callPlan) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url(c.path), bytes.NewReader(c.body))
 	if err != nil {
 		return nil, fmt.Errorf("proxy: build request to %s: %w", p.name, err)
 	}
 	copyForwardedHeaders(req.Header, r.Header)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", p.authorization)
+	setUpstreamHeaders(req.Header, p, c.caller, r.Header)
 	// RoundTrip, not a Client: no redirects to follow with the key, no cookies.
 	resp, err := p.transport.RoundTrip(req)
 	if err != nil {
@@ -59,14 +58,14 @@ func copyForwardedHeaders(dst, src http.Header) {
 	}
 }
 
-// relayChat makes a non-streaming call and delivers the answer, which is
+// relayCall makes a non-streaming call and delivers the answer, which is
 // read whole so that its cost can be sent as a header before it.
-func (rq *routing) relayChat(m *member, body []byte) *failure {
+func (rq *routing) relayCall(m *member, c *callPlan) *failure {
 	r := rq.r
 	timeout := cmp.Or(m.timeout, defaultRequestTimeout)
 	ctx, cancel := context.WithTimeoutCause(r.Context(), timeout, errUpstreamTimeout)
 	defer cancel()
-	resp, err := rq.s.send(ctx, r, m.provider, body)
+	resp, err := rq.s.send(ctx, r, m.provider, c)
 	if err != nil {
 		return callFailure(ctx, r.Context(), m.provider, err, timeout)
 	}
@@ -75,7 +74,7 @@ func (rq *routing) relayChat(m *member, body []byte) *failure {
 	if err != nil {
 		return callFailure(ctx, r.Context(), m.provider, err, timeout)
 	}
-	return rq.deliver(a)
+	return rq.deliver(a, c)
 }
 
 // readAnswer reads a whole upstream answer.
@@ -88,36 +87,44 @@ func readAnswer(resp *http.Response) (*upstreamAnswer, error) {
 		retryAfter: resp.Header.Get("Retry-After"), body: body}, nil
 }
 
-// deliver hands a complete answer to the caller, or judges it a failure for
-// the router: an error status, or content the upstream filtered when a
-// content-policy fallback exists to try instead.
-func (rq *routing) deliver(a *upstreamAnswer) *failure {
+// deliver hands a complete answer to the caller in its protocol, or judges
+// it a failure for the router: an error status, an answer that cannot be
+// read, or content the upstream filtered when a content-policy fallback
+// exists to try instead.
+func (rq *routing) deliver(a *upstreamAnswer, c *callPlan) *failure {
 	if a.status >= 400 {
+		a.body = c.errorBody(a.status, a.body)
+		a.contentType = "application/json"
 		return classifyAnswer(a, rq.x.member.provider, rq.s.now())
 	}
-	if contentFiltered(a.body) && len(rq.fallbackTargets(rq.current, models.FallbackContentPolicy)) > 0 {
-		return &failure{kind: models.FallbackContentPolicy, upstream: a, err: errContentFiltered()}
+	if contentFiltered(a.body, c.upstream) && len(rq.fallbackTargets(rq.current, models.FallbackContentPolicy)) > 0 {
+		return &failure{kind: models.FallbackContentPolicy, err: errContentFiltered()}
+	}
+	body, u, err := c.answer(a.body)
+	if err != nil {
+		return &failure{trigger: countFailure, retry: true, kind: models.FallbackGeneral,
+			err: errUpstreamInvalid(rq.x.member.provider, err)}
 	}
 	x, w := rq.x, rq.w
-	if u, ok := usageFromBody(a.body); ok {
-		x.account(u)
-	}
+	x.account(u)
 	h := w.Header()
 	x.setGatewayHeaders(h)
-	if a.contentType != "" {
-		h.Set("Content-Type", a.contentType)
-	}
+	h.Set("Content-Type", cmpStr(a.contentType, "application/json"))
 	h.Set("X-Gateway-Cost-Usd", formatCost(x.row.CostUSD))
-	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(a.status)
 	x.row.Status = a.status
 	x.wrote(rq.s.now())
-	w.Write(a.body) //nolint:errcheck // a caller gone now has had its answer sent
+	w.Write(body) //nolint:errcheck // a caller gone now has had its answer sent
 	return nil
 }
 
-// contentFiltered reports an answer whose choice finished with content_filter.
-func contentFiltered(body []byte) bool {
+// contentFiltered reports an answer the upstream cut for its content: an
+// OpenAI choice that finished with content_filter, an Anthropic refusal.
+func contentFiltered(body []byte, p protocol) bool {
+	if p == protoAnthropic {
+		return bytes.Contains(body, []byte(`"refusal"`)) && stopReason(body) == "refusal"
+	}
 	if !bytes.Contains(body, []byte("content_filter")) {
 		return false
 	}
@@ -135,4 +142,12 @@ func contentFiltered(body []byte) bool {
 		}
 	}
 	return false
+}
+
+func stopReason(body []byte) string {
+	var v struct {
+		StopReason string `json:"stop_reason"`
+	}
+	json.Unmarshal(body, &v) //nolint:errcheck // an unreadable answer has no stop reason
+	return v.StopReason
 }

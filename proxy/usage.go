@@ -3,46 +3,56 @@ package proxy
 import (
 	"encoding/json"
 	"strconv"
+
+	"gateway/proxy/translate"
 )
 
-// usage is OpenAI's token count. prompt_tokens includes the cached ones.
-type usage struct {
-	PromptTokens        int64 `json:"prompt_tokens"`
-	CompletionTokens    int64 `json:"completion_tokens"`
-	PromptTokensDetails struct {
-		CachedTokens int64 `json:"cached_tokens"`
-	} `json:"prompt_tokens_details"`
-}
+// usage is one answer's token count in OpenAI's meaning: input includes the
+// cached tokens (see translate.Usage).
+type usage = translate.Usage
 
-// usageFromBody reads the usage of a non-streaming answer, if it has one.
-func usageFromBody(body []byte) (usage, bool) {
+// usageFromBody reads the usage of a whole answer in the upstream's protocol.
+func usageFromBody(body []byte, p protocol) (usage, bool) {
 	var v struct {
-		Usage *usage `json:"usage"`
+		Usage json.RawMessage `json:"usage"`
 	}
-	if json.Unmarshal(body, &v) != nil || v.Usage == nil {
+	if json.Unmarshal(body, &v) != nil {
 		return usage{}, false
 	}
-	return *v.Usage, true
+	return usageObject(v.Usage, p)
+}
+
+// usageObject reads a usage object in protocol p.
+func usageObject(raw json.RawMessage, p protocol) (usage, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return usage{}, false
+	}
+	if p == protoAnthropic {
+		return translate.MessagesUsage(raw)
+	}
+	return translate.ChatUsage(raw)
 }
 
 // cost is the price of u at the member's prices (USD per million tokens).
 // Cached input is priced at the cache-read price when the entry has one, and
 // as ordinary input otherwise.
 func (m *member) cost(u usage) float64 {
-	input := float64(u.PromptTokens) * m.inputPrice
+	input := float64(u.InputTokens) * m.inputPrice
 	if m.hasCacheRead {
-		cached := min(max(u.PromptTokensDetails.CachedTokens, 0), u.PromptTokens)
-		input = float64(u.PromptTokens-cached)*m.inputPrice + float64(cached)*m.cacheReadPrice
+		cached := min(max(u.CacheReadTokens, 0), u.InputTokens)
+		input = float64(u.InputTokens-cached)*m.inputPrice + float64(cached)*m.cacheReadPrice
 	}
-	return (input + float64(u.CompletionTokens)*m.outputPrice) / 1e6
+	return (input + float64(u.OutputTokens)*m.outputPrice) / 1e6
 }
 
 // account records the usage and its cost. InputTokens keeps OpenAI's meaning
-// (cached tokens included); CacheReadTokens says how many of them were cached.
+// (cached tokens included); the cache columns say how many of them were
+// read from or written to the cache.
 func (x *exchange) account(u usage) {
-	x.row.InputTokens = u.PromptTokens
-	x.row.OutputTokens = u.CompletionTokens
-	x.row.CacheReadTokens = u.PromptTokensDetails.CachedTokens
+	x.row.InputTokens = u.InputTokens
+	x.row.OutputTokens = u.OutputTokens
+	x.row.CacheReadTokens = u.CacheReadTokens
+	x.row.CacheWriteTokens = u.CacheWriteTokens
 	x.row.CostUSD = x.member.cost(u)
 }
 

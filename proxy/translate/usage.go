@@ -1,5 +1,7 @@
 package translate
 
+import "encoding/json"
+
 // Usage is the token count of one answer in OpenAI's meaning: InputTokens
 // counts every prompt token, cached or not, and CacheReadTokens and
 // CacheWriteTokens say how many of those were read from or written to the
@@ -79,4 +81,23 @@ func (u Usage) chat() chatUsage {
 			CacheWriteTokens: u.CacheWriteTokens,
 		},
 	}
+}
+
+// ChatUsage reads an OpenAI usage object ({"prompt_tokens",…}).
+func ChatUsage(raw []byte) (Usage, bool) {
+	var u chatUsage
+	if len(raw) == 0 || json.Unmarshal(raw, &u) != nil {
+		return Usage{}, false
+	}
+	return u.usage(), true
+}
+
+// MessagesUsage reads an Anthropic usage object ({"input_tokens",…}), as
+// found in an answer, a message_start's message or a message_delta.
+func MessagesUsage(raw []byte) (Usage, bool) {
+	var u anthropicUsage
+	if len(raw) == 0 || json.Unmarshal(raw, &u) != nil {
+		return Usage{}, false
+	}
+	return u.usage(), true
 }

@@ -1,0 +1,217 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+
+	"gateway/proxy/translate"
+)
+
+// streamAdapter turns the upstream's SSE events into the caller's, one at a
+// time, and keeps what the gateway needs to know: usage and the end.
+type streamAdapter interface {
+	// event takes one upstream event as received (its lines and the blank
+	// line after them) and returns what the caller gets for it, perhaps
+	// nothing. A non-nil error means the stream ended in an error, already
+	// told to the caller in out.
+	event(raw []byte) (out []byte, err error)
+	// done: the stream is over; nothing is read after it.
+	done() bool
+	// complete: the upstream may end here without the stream being cut.
+	complete() bool
+	// fail is the caller's final error event for a stream cut by the gateway.
+	fail(e *apiError) []byte
+	usage() (usage, bool)
+	contentType() string
+}
+
+// openAIPassthrough relays OpenAI chunks unchanged, but for the usage-only
+// chunk, which is dropped when the gateway, not the caller, asked for it.
+type openAIPassthrough struct {
+	wantsUsage bool
+	sawDone    bool // data: [DONE]
+	sawFinish  bool // a choice with a finish_reason
+	u          *usage
+}
+
+func (a *openAIPassthrough) event(raw []byte) ([]byte, error) {
+	data := eventData(raw)
+	if bytes.Equal(data, []byte("[DONE]")) {
+		a.sawDone = true
+		return raw, nil
+	}
+	// Only the last chunk or two carry these; decode just those.
+	if !fieldIsNotNull(data, `"usage"`) && !fieldIsNotNull(data, `"finish_reason"`) {
+		return raw, nil
+	}
+	var chunk struct {
+		Choices []struct {
+			FinishReason *string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage json.RawMessage `json:"usage"`
+	}
+	if json.Unmarshal(data, &chunk) != nil {
+		return raw, nil // not ours to judge: pass it on
+	}
+	for _, c := range chunk.Choices {
+		a.sawFinish = a.sawFinish || c.FinishReason != nil
+	}
+	u, ok := usageObject(chunk.Usage, protoOpenAI)
+	if ok {
+		a.u = &u
+	}
+	if ok && len(chunk.Choices) == 0 && !a.wantsUsage {
+		return nil, nil
+	}
+	return raw, nil
+}
+
+func (a *openAIPassthrough) done() bool              { return a.sawDone }
+func (a *openAIPassthrough) complete() bool          { return a.sawDone || a.sawFinish }
+func (a *openAIPassthrough) fail(e *apiError) []byte { return streamErrorEvent(protoOpenAI, e) }
+func (a *openAIPassthrough) contentType() string     { return "" }
+
+func (a *openAIPassthrough) usage() (usage, bool) {
+	if a.u == nil {
+		return usage{}, false
+	}
+	return *a.u, true
+}
+
+// anthropicPassthrough relays Anthropic events unchanged. Usage comes in two
+// parts: input (and cache) counts in message_start, output in message_delta.
+type anthropicPassthrough struct {
+	in, out  anthropicCounts
+	seen     bool
+	stopped  bool // message_stop
+	upstream error
+}
+
+// anthropicCounts is Anthropic's usage object; absent fields stay nil so
+// that a message_delta only overrides what it carries.
+type anthropicCounts struct {
+	Input       *int64 `json:"input_tokens"`
+	CacheRead   *int64 `json:"cache_read_input_tokens"`
+	CacheCreate *int64 `json:"cache_creation_input_tokens"`
+	Output      *int64 `json:"output_tokens"`
+}
+
+func (c *anthropicCounts) merge(d anthropicCounts) {
+	for _, f := range [...]struct {
+		dst **int64
+		src *int64
+	}{
+		{&c.Input, d.Input}, {&c.CacheRead, d.CacheRead}, {&c.CacheCreate, d.CacheCreate}, {&c.Output, d.Output},
+	} {
+		if f.src != nil {
+			*f.dst = f.src
+		}
+	}
+}
+
+func (a *anthropicPassthrough) event(raw []byte) ([]byte, error) {
+	switch eventName(raw) {
+	case "message_start":
+		var v struct {
+			Message struct {
+				Usage anthropicCounts `json:"usage"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(eventData(raw), &v) == nil {
+			a.in.merge(v.Message.Usage)
+			a.seen = true
+		}
+	case "message_delta":
+		var v struct {
+			Usage anthropicCounts `json:"usage"`
+		}
+		if json.Unmarshal(eventData(raw), &v) == nil {
+			a.in.merge(v.Usage)
+			a.seen = true
+		}
+	case "message_stop":
+		a.stopped = true
+	case "error":
+		a.stopped = true
+		return raw, errors.New(upstreamErrorMessage(eventData(raw)))
+	}
+	return raw, nil
+}
+
+func (a *anthropicPassthrough) done() bool              { return a.stopped }
+func (a *anthropicPassthrough) complete() bool          { return a.stopped }
+func (a *anthropicPassthrough) fail(e *apiError) []byte { return streamErrorEvent(protoAnthropic, e) }
+func (a *anthropicPassthrough) contentType() string     { return "" }
+
+func (a *anthropicPassthrough) usage() (usage, bool) {
+	if !a.seen {
+		return usage{}, false
+	}
+	n := func(p *int64) int64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	read, create := n(a.in.CacheRead), n(a.in.CacheCreate)
+	return usage{InputTokens: n(a.in.Input) + read + create, OutputTokens: n(a.in.Output),
+		CacheReadTokens: read, CacheWriteTokens: create}, true
+}
+
+// streamConverter is what translate's two stream converters have in common.
+type streamConverter interface {
+	Event(name string, data []byte) ([]byte, error)
+	Finish() []byte
+	Error(err error) []byte
+	Done() bool
+	Usage() translate.Usage
+}
+
+// translatingStream turns one protocol's events into the other's.
+type translatingStream struct {
+	conv     streamConverter
+	sawUsage bool
+}
+
+func (t *translatingStream) event(raw []byte) ([]byte, error) {
+	data := eventData(raw)
+	if data == nil {
+		return nil, nil // a comment or a ping without data
+	}
+	t.sawUsage = t.sawUsage || bytes.Contains(data, []byte(`"usage"`))
+	out, err := t.conv.Event(eventName(raw), data)
+	var se *translate.StreamError
+	if err != nil && !errors.As(err, &se) {
+		// The event could not be read: the converter ends the caller's stream.
+		out = append(out, t.conv.Error(errors.New("the upstream sent an event the gateway could not read"))...)
+	}
+	return out, err
+}
+
+func (t *translatingStream) done() bool              { return t.conv.Done() }
+func (t *translatingStream) complete() bool          { return t.conv.Done() }
+func (t *translatingStream) fail(e *apiError) []byte { return t.conv.Error(errors.New(e.Message)) }
+func (t *translatingStream) usage() (usage, bool)    { return t.conv.Usage(), t.sawUsage }
+
+func (t *translatingStream) contentType() string { return "text/event-stream" }
+
+// eventName returns the name on an event's "event:" line, or "".
+func eventName(ev []byte) string {
+	for len(ev) > 0 {
+		line, rest, _ := bytes.Cut(ev, []byte("\n"))
+		ev = rest
+		if name, ok := bytes.CutPrefix(line, []byte("event:")); ok {
+			return string(bytes.TrimSpace(name))
+		}
+	}
+	return ""
+}
+
+// upstreamErrorMessage is the message of an error object in either protocol.
+func upstreamErrorMessage(data []byte) string {
+	if e := parseUpstreamError(data); e.Message != "" {
+		return "upstream error event: " + e.Message
+	}
+	return "upstream error event"
+}

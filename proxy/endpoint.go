@@ -1,0 +1,156 @@
+package proxy
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"gateway/models"
+)
+
+// endpoint is one proxied API: the caller's protocol and what it asks for.
+type endpoint struct {
+	path   string // for the request log
+	caller protocol
+	kind   callKind
+}
+
+// callKind is what a request asks a member for.
+type callKind int
+
+const (
+	callGenerate    callKind = iota // chat completions, messages
+	callCountTokens                 // messages/count_tokens
+	callEmbeddings                  // embeddings
+)
+
+var (
+	endpointChat        = endpoint{"/v1/chat/completions", protoOpenAI, callGenerate}
+	endpointMessages    = endpoint{"/v1/messages", protoAnthropic, callGenerate}
+	endpointCountTokens = endpoint{"/v1/messages/count_tokens", protoAnthropic, callCountTokens}
+	endpointEmbeddings  = endpoint{"/v1/embeddings", protoOpenAI, callEmbeddings}
+)
+
+// handle returns the handler of one proxied endpoint.
+func (s *Server) handle(ep endpoint) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		x := s.begin(w, ep.path, ep.caller)
+		defer s.finish(x)
+		if err := s.serveEndpoint(w, r, x, ep); err != nil {
+			s.fail(w, x, err)
+		}
+	}
+}
+
+func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, x *exchange, ep endpoint) error {
+	snap, req, err := s.admit(w, r, x, ep)
+	if err != nil {
+		return err
+	}
+	rq := &routing{s: s, w: w, r: r, x: x, snap: snap, model: req.model, estimate: estimatePromptTokens(req.body)}
+	rq.attempt = func(m *member, upstreamModel string) *failure {
+		if m.provider.err != nil {
+			// Not the member's fault, and another member may do: no cooldown.
+			return &failure{err: errProviderMisconfigured(m.provider), retry: true, kind: models.FallbackGeneral}
+		}
+		return rq.call(m, upstreamModel, req, ep)
+	}
+	rq.serve()
+	return nil
+}
+
+// call makes one attempt of the endpoint's kind at member m.
+func (rq *routing) call(m *member, upstreamModel string, req *chatRequest, ep endpoint) *failure {
+	var c *callPlan
+	var err error
+	switch ep.kind {
+	case callCountTokens:
+		if m.provider.protocol == protoOpenAI {
+			return rq.estimateTokens(m, upstreamModel, req)
+		}
+		c = &callPlan{path: "/v1/messages/count_tokens", body: req.rewrite(upstreamModel, false),
+			caller: protoAnthropic, upstream: protoAnthropic}
+	case callEmbeddings:
+		if m.provider.protocol != protoOpenAI {
+			return &failure{err: errUnsupportedByProvider(m.provider, "embeddings"), retry: true, kind: models.FallbackGeneral}
+		}
+		c = &callPlan{path: "/embeddings", body: req.rewrite(upstreamModel, false), caller: protoOpenAI, upstream: protoOpenAI}
+	default:
+		if c, err = planGenerate(req, ep.caller, m.provider, upstreamModel); err != nil {
+			return translationFailure(err)
+		}
+	}
+	if req.stream && ep.kind == callGenerate {
+		return rq.streamCall(m, c)
+	}
+	return rq.relayCall(m, c)
+}
+
+// admit runs every check that needs no upstream: readiness, the key, the
+// body, and the key's allow-list.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, x *exchange, ep endpoint) (*snapshot, *chatRequest, error) {
+	snap := s.snap.Load()
+	if snap == nil {
+		return nil, nil, errNotReady()
+	}
+	key, err := snap.authenticate(r.Header, x.start)
+	if err != nil {
+		return nil, nil, err
+	}
+	x.setKey(key)
+	body, err := readBody(w, r, s.maxBody)
+	if err != nil {
+		return nil, nil, err
+	}
+	req, err := parseRequest(body, ep.kind != callEmbeddings)
+	if err != nil {
+		return nil, nil, err
+	}
+	x.row.Model, x.row.Stream = req.model, req.stream
+	if !key.allows(req.model) {
+		return nil, nil, errModelNotAllowed(req.model)
+	}
+	return snap, req, nil
+}
+
+// readBody reads the whole body, refusing more than limit bytes.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, errBodyTooLarge(limit)
+	}
+	// A caller that announces a large body and sends nothing must neither
+	// hold the handler for ever nor make the gateway reserve the memory.
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(bodyReadTimeout)) //nolint:errcheck // unsupported: no deadline
+	defer rc.SetReadDeadline(time.Time{})               //nolint:errcheck // as above
+	var buf bytes.Buffer
+	if r.ContentLength > 0 {
+		// Room for the body and the final empty read, so it is rarely copied.
+		buf.Grow(int(min(r.ContentLength, 1<<20)) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, errBodyTooLarge(limit)
+	case err != nil && r.Context().Err() != nil:
+		return nil, errClientGone
+	case err != nil:
+		return nil, errBadRequest("unreadable_body", "could not read the request body: "+err.Error())
+	}
+	return buf.Bytes(), nil
+}
+
+// setGatewayHeaders tells the caller who served: the body's model stays what
+// the upstream said.
+func (x *exchange) setGatewayHeaders(h http.Header) {
+	h.Set("X-Gateway-Deployment-Id", strconv.FormatInt(x.member.id, 10))
+	h.Set("X-Gateway-Upstream-Model", x.row.UpstreamModel)
+	h.Set("X-Gateway-Provider", x.member.provider.name)
+	h.Set("X-Gateway-Attempts", strconv.Itoa(x.row.Attempts))
+	if x.row.Fallback != "" {
+		h.Set("X-Gateway-Fallback", x.row.Fallback)
+	}
+}

@@ -1,0 +1,96 @@
+package proxy
+
+import (
+	"errors"
+
+	"gateway/proxy/translate"
+)
+
+// callPlan is one call to one member: where it goes, what it sends, and how
+// the answer reaches the caller. When the caller and the member speak the
+// same protocol the bytes pass through untouched (but for the model);
+// otherwise they are translated both ways.
+type callPlan struct {
+	path     string // the provider's endpoint
+	body     []byte
+	caller   protocol
+	upstream protocol
+	// wantsUsage: an OpenAI caller asked for the usage chunk itself.
+	wantsUsage bool
+}
+
+func (c *callPlan) translated() bool { return c.caller != c.upstream }
+
+// planGenerate plans a chat completion or a message for member m.
+func planGenerate(req *chatRequest, caller protocol, p *provider, upstreamModel string) (*callPlan, error) {
+	c := &callPlan{caller: caller, upstream: p.protocol, wantsUsage: req.wantsUsage}
+	var err error
+	switch {
+	case caller == protoOpenAI && p.protocol == protoOpenAI:
+		c.path, c.body = "/chat/completions", req.rewrite(upstreamModel, req.stream)
+	case caller == protoAnthropic && p.protocol == protoAnthropic:
+		c.path, c.body = "/v1/messages", req.rewrite(upstreamModel, false)
+	case caller == protoOpenAI:
+		c.path = "/v1/messages"
+		c.body, err = translate.ChatToMessages(req.body, upstreamModel)
+	default:
+		c.path = "/chat/completions"
+		c.body, err = translate.MessagesToChat(req.body, upstreamModel, true)
+	}
+	return c, err
+}
+
+// answer turns a whole successful answer into the caller's protocol and
+// reads its usage.
+func (c *callPlan) answer(body []byte) ([]byte, usage, error) {
+	switch {
+	case !c.translated():
+		u, _ := usageFromBody(body, c.upstream)
+		return body, u, nil
+	case c.caller == protoOpenAI:
+		return translate.MessagesResponseToChat(body)
+	default:
+		return translate.ChatResponseToMessages(body)
+	}
+}
+
+// errorBody reshapes an upstream's error answer for the caller.
+func (c *callPlan) errorBody(status int, body []byte) []byte {
+	switch {
+	case !c.translated():
+		return body
+	case c.caller == protoOpenAI:
+		return translate.ErrorToChat(status, body)
+	default:
+		return translate.ErrorToMessages(status, body)
+	}
+}
+
+// stream returns the adapter that relays this call's events.
+func (c *callPlan) stream() streamAdapter {
+	switch {
+	case c.caller == protoOpenAI && c.upstream == protoOpenAI:
+		return &openAIPassthrough{wantsUsage: c.wantsUsage}
+	case c.caller == protoAnthropic && c.upstream == protoAnthropic:
+		return &anthropicPassthrough{}
+	case c.caller == protoOpenAI:
+		return &translatingStream{conv: translate.NewMessagesToChatStream(c.wantsUsage)}
+	default:
+		return &translatingStream{conv: translate.NewChatToMessagesStream()}
+	}
+}
+
+// translationFailure is a request that cannot be put into the member's
+// protocol: the caller's to fix, but a member speaking the caller's own
+// protocol could still take it.
+func translationFailure(err error) *failure {
+	var re *translate.RequestError
+	msg := err.Error()
+	if errors.As(err, &re) {
+		msg = re.Message
+		if re.Param != "" {
+			msg = re.Param + ": " + msg
+		}
+	}
+	return &failure{retry: true, err: errBadRequest("untranslatable_request", msg)}
+}
