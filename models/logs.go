@@ -2,7 +2,10 @@ package models
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // InsertRequestLogs writes a batch of request logs in one statement.
@@ -64,4 +67,73 @@ func (s *Store) ListHealthChecks(ctx context.Context) ([]HealthCheck, error) {
 	var hs []HealthCheck
 	err := s.g(ctx).Order("deployment_id").Find(&hs).Error
 	return hs, wrap(err, "list health checks")
+}
+
+// Spend holders: what a SpendDelta adds to.
+const (
+	SpendKey  = "key"
+	SpendUser = "user"
+	SpendTeam = "team"
+)
+
+// SpendDelta is spend to add to one key, user or team.
+type SpendDelta struct {
+	Holder string // SpendKey, SpendUser or SpendTeam
+	ID     int64
+	USD    float64
+}
+
+func spendTable(holder string) (string, error) {
+	switch holder {
+	case SpendKey:
+		return "virtual_keys", nil
+	case SpendUser:
+		return "users", nil
+	case SpendTeam:
+		return "teams", nil
+	}
+	return "", fmt.Errorf("models: unknown spend holder %q: %w", holder, ErrInvalid)
+}
+
+// SaveLogsAndSpend writes request logs and adds spend in one transaction:
+// spend the database acknowledged is never without its logs, nor the reverse.
+// Increments, not totals, so that gateways sharing a database add up.
+func (s *Store) SaveLogsAndSpend(ctx context.Context, logs []RequestLog, spend []SpendDelta) error {
+	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
+		if len(logs) > 0 {
+			if err := tx.CreateInBatches(logs, 500).Error; err != nil {
+				return wrap(err, "insert %d request logs", len(logs))
+			}
+		}
+		for _, d := range spend {
+			table, err := spendTable(d.Holder)
+			if err != nil {
+				return err
+			}
+			if err := tx.Table(table).Where("id = ?", d.ID).
+				UpdateColumn("spend_usd", gorm.Expr("spend_usd + ?", d.USD)).Error; err != nil {
+				return wrap(err, "add spend to %s %d", d.Holder, d.ID)
+			}
+		}
+		return nil
+	})
+}
+
+// ResetSpend starts a new budget period for one holder: spend back to 0 and
+// the next reset at next. Only a period that has not been reset yet is reset,
+// so that gateways sharing a database do it once.
+func (s *Store) ResetSpend(ctx context.Context, holder string, id int64, next time.Time) error {
+	table, err := spendTable(holder)
+	if err != nil {
+		return err
+	}
+	err = s.g(ctx).Table(table).Where("id = ? AND (budget_reset_at IS NULL OR budget_reset_at < ?)", id, next).
+		Updates(map[string]any{"spend_usd": 0, "budget_reset_at": next}).Error
+	return wrap(err, "reset spend of %s %d", holder, id)
+}
+
+// PruneRequestLogs deletes request logs created before t and says how many.
+func (s *Store) PruneRequestLogs(ctx context.Context, before time.Time) (int64, error) {
+	res := s.g(ctx).Where("created_at < ?", before).Delete(&RequestLog{})
+	return res.RowsAffected, wrap(res.Error, "prune request logs")
 }

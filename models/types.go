@@ -88,6 +88,7 @@ type Team struct {
 	ID             int64  `gorm:"primaryKey"`
 	Name           string `gorm:"size:200;not null;uniqueIndex"`
 	MaxBudgetUSD   *float64
+	SoftBudgetUSD  *float64
 	BudgetDuration string `gorm:"size:20;not null;default:''"`
 	BudgetResetAt  *time.Time
 	SpendUSD       float64 `gorm:"not null;default:0"`
@@ -105,6 +106,7 @@ type User struct {
 	TeamID         *int64 `gorm:"index"`
 	Team           *Team  `gorm:"constraint:OnDelete:SET NULL"`
 	MaxBudgetUSD   *float64
+	SoftBudgetUSD  *float64
 	BudgetDuration string `gorm:"size:20;not null;default:''"`
 	BudgetResetAt  *time.Time
 	SpendUSD       float64 `gorm:"not null;default:0"`
@@ -121,6 +123,7 @@ type VirtualKey struct {
 	KeyHint        string     `gorm:"size:20;not null;default:''"`
 	Models         StringList `gorm:"type:text;not null;default:'[]'"`
 	MaxBudgetUSD   *float64
+	SoftBudgetUSD  *float64
 	BudgetDuration string `gorm:"size:20;not null;default:''"`
 	BudgetResetAt  *time.Time
 	SpendUSD       float64 `gorm:"not null;default:0"`

@@ -112,7 +112,31 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, x *exchange, ep e
 	if !key.allows(req.model) {
 		return nil, nil, errModelNotAllowed(req.model)
 	}
+	if err := s.admitSpend(w, x, snap, req); err != nil {
+		return nil, nil, err
+	}
 	return snap, req, nil
+}
+
+// admitSpend applies the key's and its team's rate limits and reserves the
+// request's worst case on the budgets of its key, user and team.
+func (s *Server) admitSpend(w http.ResponseWriter, x *exchange, snap *snapshot, req *chatRequest) error {
+	for _, l := range x.key.limiters {
+		if l != nil {
+			if err := l.admit(x.start); err != nil {
+				return err
+			}
+		}
+	}
+	res, err := s.reserve(x.key, snap.requestEstimate(req.model, req), x.start)
+	if err != nil {
+		return err
+	}
+	x.reservation, x.reserved = res, true
+	if warning := x.key.overSoft(); warning != "" {
+		w.Header().Set("X-Gateway-Budget-Warning", warning)
+	}
+	return nil
 }
 
 // readBody reads the whole body, refusing more than limit bytes.

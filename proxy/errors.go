@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -32,6 +33,8 @@ type apiError struct {
 	Code    string
 	Message string
 	cause   error
+	// retryAfter, when set, is sent as the Retry-After header.
+	retryAfter time.Duration
 }
 
 func (e *apiError) Error() string {
@@ -53,90 +56,90 @@ const (
 
 func errMissingKey() *apiError {
 	return &apiError{http.StatusUnauthorized, typeAuthentication, "missing_api_key",
-		"missing API key: send it as 'Authorization: Bearer sk-…' or in the x-api-key header", nil}
+		"missing API key: send it as 'Authorization: Bearer sk-…' or in the x-api-key header", nil, 0}
 }
 
 func errInvalidKey(why string) *apiError {
-	return &apiError{http.StatusUnauthorized, typeAuthentication, "invalid_api_key", why, nil}
+	return &apiError{http.StatusUnauthorized, typeAuthentication, "invalid_api_key", why, nil, 0}
 }
 
 func errModelNotAllowed(model string) *apiError {
 	return &apiError{http.StatusForbidden, typePermission, "model_not_allowed",
-		fmt.Sprintf("this API key is not allowed to use the model %q", model), nil}
+		fmt.Sprintf("this API key is not allowed to use the model %q", model), nil, 0}
 }
 
 func errBadRequest(code, message string) *apiError {
-	return &apiError{http.StatusBadRequest, typeInvalidRequest, code, message, nil}
+	return &apiError{http.StatusBadRequest, typeInvalidRequest, code, message, nil, 0}
 }
 
 func errBodyTooLarge(limit int64) *apiError {
 	return &apiError{http.StatusRequestEntityTooLarge, typeInvalidRequest, "request_too_large",
-		fmt.Sprintf("request body is larger than the gateway's limit of %d bytes", limit), nil}
+		fmt.Sprintf("request body is larger than the gateway's limit of %d bytes", limit), nil, 0}
 }
 
 func errNoDeployments(model string) *apiError {
 	return &apiError{http.StatusNotFound, typeInvalidRequest, "model_not_found",
-		fmt.Sprintf("%s: %q", msgNoDeployments, model), nil}
+		fmt.Sprintf("%s: %q", msgNoDeployments, model), nil, 0}
 }
 
 func errNotReady() *apiError {
 	return &apiError{http.StatusServiceUnavailable, typeServer, "not_ready",
-		"the gateway is starting: its routing table is not loaded yet", nil}
+		"the gateway is starting: its routing table is not loaded yet", nil, 0}
 }
 
 func errUnknownURL(r *http.Request) *apiError {
 	return &apiError{http.StatusNotFound, typeInvalidRequest, "unknown_url",
-		fmt.Sprintf("invalid URL (%s %s)", r.Method, r.URL.Path), nil}
+		fmt.Sprintf("invalid URL (%s %s)", r.Method, r.URL.Path), nil, 0}
 }
 
 func errMethodNotAllowed(r *http.Request) *apiError {
 	return &apiError{http.StatusMethodNotAllowed, typeInvalidRequest, "method_not_allowed",
-		fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path), nil}
+		fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path), nil, 0}
 }
 
 func errProviderMisconfigured(p *provider) *apiError {
 	return &apiError{http.StatusBadGateway, typeServer, "provider_misconfigured",
-		fmt.Sprintf("upstream provider %q is misconfigured; an admin must fix it", p.name), p.err}
+		fmt.Sprintf("upstream provider %q is misconfigured; an admin must fix it", p.name), p.err, 0}
 }
 
 func errUpstreamUnreachable(p *provider, cause error) *apiError {
 	return &apiError{http.StatusBadGateway, typeServer, "upstream_unreachable",
-		fmt.Sprintf("upstream provider %q could not be reached", p.name), cause}
+		fmt.Sprintf("upstream provider %q could not be reached", p.name), cause, 0}
 }
 
 func errUpstreamTimedOut(p *provider, after time.Duration) *apiError {
 	return &apiError{http.StatusGatewayTimeout, typeServer, "upstream_timeout",
-		fmt.Sprintf("upstream provider %q did not answer within %s", p.name, after), errUpstreamTimeout}
+		fmt.Sprintf("upstream provider %q did not answer within %s", p.name, after), errUpstreamTimeout, 0}
 }
 
 func errUpstreamStream(p *provider, cause error) *apiError {
 	return &apiError{http.StatusBadGateway, typeServer, "upstream_stream_error",
-		fmt.Sprintf("upstream provider %q broke off the stream", p.name), cause}
+		fmt.Sprintf("upstream provider %q broke off the stream", p.name), cause, 0}
 }
 
 func errProviderAuth(p *provider, status int) *apiError {
 	return &apiError{http.StatusBadGateway, typeServer, "provider_auth_failed",
-		fmt.Sprintf("upstream provider %q refused the gateway's credentials (%d); an admin must check its key", p.name, status), nil}
+		fmt.Sprintf("upstream provider %q refused the gateway's credentials (%d); an admin must check its key", p.name, status), nil, 0}
 }
 
 func errUpstreamInvalid(p *provider, cause error) *apiError {
 	return &apiError{http.StatusBadGateway, typeServer, "upstream_invalid_answer",
-		fmt.Sprintf("upstream provider %q sent an answer the gateway could not read", p.name), cause}
+		fmt.Sprintf("upstream provider %q sent an answer the gateway could not read", p.name), cause, 0}
 }
 
 func errUnsupportedByProvider(p *provider, what string) *apiError {
 	return &apiError{http.StatusNotImplemented, typeInvalidRequest, "not_supported",
-		fmt.Sprintf("provider %q (%s API) does not offer %s", p.name, p.apiType, what), nil}
+		fmt.Sprintf("provider %q (%s API) does not offer %s", p.name, p.apiType, what), nil, 0}
 }
 
 func errContentFiltered() *apiError {
 	return &apiError{http.StatusBadRequest, typeInvalidRequest, "content_filter",
-		"the upstream filtered the content (finish_reason: content_filter)", nil}
+		"the upstream filtered the content (finish_reason: content_filter)", nil, 0}
 }
 
 func errInternal(cause error) *apiError {
 	return &apiError{http.StatusInternalServerError, typeServer, "internal_error",
-		"internal gateway error", cause}
+		"internal gateway error", cause, 0}
 }
 
 // asAPIError maps any error to what the caller is shown; an unexpected one
@@ -217,6 +220,9 @@ func anthropicErrorType(status int) string {
 func writeError(w http.ResponseWriter, p protocol, e *apiError) {
 	b := e.body(p)
 	h := w.Header()
+	if e.retryAfter > 0 {
+		h.Set("Retry-After", strconv.FormatInt(int64(math.Ceil(e.retryAfter.Seconds())), 10))
+	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(e.Status)

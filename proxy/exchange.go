@@ -25,6 +25,9 @@ type exchange struct {
 	// timeout, 5xx, 429, broken stream), for the log level.
 	upstreamFailed bool
 	row            models.RequestLog
+	// reservation is held on the key's budgets from admission to finish.
+	reservation reservation
+	reserved    bool
 }
 
 // begin starts an exchange and tells the caller its request id.
@@ -95,6 +98,14 @@ func (s *Server) fail(w http.ResponseWriter, x *exchange, err error) {
 // finish completes the exchange: the error line and the request log row.
 // Member statistics are kept per attempt by the router.
 func (s *Server) finish(x *exchange) {
+	if x.reserved {
+		s.settle(x.reservation, x.row.CostUSD)
+		for _, l := range x.key.limiters {
+			if l != nil {
+				l.addTokens(s.now(), x.row.InputTokens+x.row.OutputTokens)
+			}
+		}
+	}
 	x.row.CreatedAt = x.start.UTC()
 	x.row.LatencyMS = s.now().Sub(x.start).Milliseconds()
 	if !x.firstByte.IsZero() {

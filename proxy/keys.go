@@ -20,6 +20,12 @@ type virtualKey struct {
 	models    []string // allow-list; empty allows every model
 	expiresAt *time.Time
 	revoked   bool
+	// Runtime state the key reaches (Server.syncAccounts sets it): the
+	// budgets of the key, its user and its team, in that order (nil where
+	// none), and the rate limiters of the key and its team.
+	budgets  [3]*budget
+	holders  [3]holder
+	limiters [2]*rateLimiter
 }
 
 func newVirtualKey(k *models.VirtualKey) *virtualKey {

@@ -14,18 +14,25 @@ import (
 	"gateway/models"
 )
 
-// logInserter is the store method the writer needs; tests fake it.
+// logInserter is the store methods the writer needs; tests fake it.
 type logInserter interface {
-	InsertRequestLogs(ctx context.Context, logs []models.RequestLog) error
+	SaveLogsAndSpend(ctx context.Context, logs []models.RequestLog, spend []models.SpendDelta) error
+	ResetSpend(ctx context.Context, holder string, id int64, next time.Time) error
 }
 
 // logWriter writes request logs in batches from a bounded queue, so that a
 // slow or down database never delays or fails a proxied request. What cannot
-// be written is dropped and counted, never silently.
+// be written is dropped and counted, never silently. Spend goes with the logs
+// in the same transaction, but it is never dropped: while the database is
+// down it adds up in memory and is written when it is back.
 type logWriter struct {
 	store logInserter
 	log   *slog.Logger
 	queue chan models.RequestLog
+
+	spendMu sync.Mutex
+	spend   map[holder]float64   // not yet written
+	resets  map[holder]time.Time // budget periods to restart in the database
 
 	closed   atomic.Bool
 	dropped  atomic.Int64
@@ -49,6 +56,7 @@ func newLogWriter(store logInserter, logger *slog.Logger, queueSize int) *logWri
 	w := &logWriter{
 		store: store, log: logger,
 		queue: make(chan models.RequestLog, queueSize),
+		spend: make(map[holder]float64), resets: make(map[holder]time.Time),
 		stop:  make(chan struct{}), done: make(chan struct{}),
 		ctx: ctx, cancel: cancel,
 		batchSize: 200, flushInterval: 200 * time.Millisecond,
@@ -74,6 +82,55 @@ func (w *logWriter) enqueue(row models.RequestLog) {
 	case w.queue <- row:
 	default:
 		w.dropped.Add(1)
+	}
+}
+
+// addSpend adds a request's cost to what the holder's row will get.
+func (w *logWriter) addSpend(h holder, usd float64) {
+	w.spendMu.Lock()
+	w.spend[h] += usd
+	w.spendMu.Unlock()
+}
+
+// resetSpend restarts a holder's budget period: what was not yet written
+// belonged to the period that ends, which the reset zeroes anyway.
+func (w *logWriter) resetSpend(h holder, next time.Time) {
+	w.spendMu.Lock()
+	delete(w.spend, h)
+	w.resets[h] = next
+	w.spendMu.Unlock()
+}
+
+// takeSpend takes what is to be written; giveBack returns what was not.
+func (w *logWriter) takeSpend() ([]models.SpendDelta, map[holder]time.Time) {
+	w.spendMu.Lock()
+	defer w.spendMu.Unlock()
+	deltas := make([]models.SpendDelta, 0, len(w.spend))
+	for h, usd := range w.spend {
+		deltas = append(deltas, models.SpendDelta{Holder: h.kind, ID: h.id, USD: usd})
+	}
+	resets := w.resets
+	clear(w.spend)
+	w.resets = make(map[holder]time.Time)
+	return deltas, resets
+}
+
+// giveBack returns what a failed flush took. A reset still pending keeps its
+// deltas (they belong to the new period); a holder reset again since the take
+// loses them (they belonged to a period that is over).
+func (w *logWriter) giveBack(deltas []models.SpendDelta, resets map[holder]time.Time) {
+	w.spendMu.Lock()
+	defer w.spendMu.Unlock()
+	for h, next := range resets {
+		if _, newer := w.resets[h]; !newer {
+			w.resets[h] = next
+		}
+	}
+	for _, d := range deltas {
+		h := holder{d.Holder, d.ID}
+		if _, reset := w.resets[h]; !reset || resets[h] == w.resets[h] {
+			w.spend[h] += d.USD
+		}
 	}
 }
 
@@ -135,24 +192,45 @@ func (w *logWriter) drain(batch []models.RequestLog) []models.RequestLog {
 // flush writes a batch, retrying with backoff; a batch that still fails is
 // dropped and counted. It returns the emptied batch for reuse.
 func (w *logWriter) flush(batch []models.RequestLog) []models.RequestLog {
-	if len(batch) == 0 {
+	deltas, resets := w.takeSpend()
+	if len(batch) == 0 && len(deltas) == 0 && len(resets) == 0 {
 		return batch
 	}
 	for i := range batch {
 		fitColumns(&batch[i])
 	}
-	if err := w.insertWithRetry(batch); err != nil {
+	if err := w.applyResets(resets); err != nil {
+		w.log.Warn("restarting budget periods failed; will retry", "err", err)
+		w.giveBack(deltas, resets)
+		deltas = nil
+	}
+	if err := w.insertWithRetry(batch, deltas); err != nil {
+		w.giveBack(deltas, nil)
 		w.insertOneByOne(batch, err)
 	}
 	clear(batch)
 	return batch[:0]
 }
 
-func (w *logWriter) insertWithRetry(batch []models.RequestLog) error {
+// applyResets restarts budget periods in the database; on failure all are
+// kept for the next flush (ResetSpend is idempotent).
+func (w *logWriter) applyResets(resets map[holder]time.Time) error {
+	for h, next := range resets {
+		ctx, cancel := context.WithTimeout(w.ctx, w.insertTimeout)
+		err := w.store.ResetSpend(ctx, h.kind, h.id, next)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *logWriter) insertWithRetry(batch []models.RequestLog, deltas []models.SpendDelta) error {
 	wait := w.backoff
 	var err error
 	for attempt := 1; ; attempt++ {
-		if err = w.insert(batch); err == nil || attempt == w.attempts {
+		if err = w.insert(batch, deltas); err == nil || attempt == w.attempts {
 			return err
 		}
 		w.log.Warn("writing request logs failed; will retry", "attempt", attempt, "err", err)
@@ -174,7 +252,7 @@ func (w *logWriter) insertOneByOne(batch []models.RequestLog, batchErr error) {
 			dropped += int64(len(batch) - i)
 			break
 		}
-		if err := w.insert(batch[i : i+1]); err != nil {
+		if err := w.insert(batch[i:i+1], nil); err != nil {
 			dropped++
 		}
 	}
@@ -184,13 +262,13 @@ func (w *logWriter) insertOneByOne(batch []models.RequestLog, batchErr error) {
 	}
 }
 
-func (w *logWriter) insert(batch []models.RequestLog) error {
+func (w *logWriter) insert(batch []models.RequestLog, deltas []models.SpendDelta) error {
 	for i := range batch {
 		batch[i].ID = 0 // a failed attempt may have assigned ids
 	}
 	ctx, cancel := context.WithTimeout(w.ctx, w.insertTimeout)
 	defer cancel()
-	return w.store.InsertRequestLogs(ctx, batch)
+	return w.store.SaveLogsAndSpend(ctx, batch, deltas)
 }
 
 // reportDrops logs drops since the last report: one line per interval at

@@ -20,10 +20,13 @@ type fakeLogStore struct {
 	calls    int
 	failures int    // the first n calls fail
 	poison   string // a batch holding a row with this model fails
+	spend    float64
 	block    chan struct{}
 }
 
-func (f *fakeLogStore) InsertRequestLogs(ctx context.Context, logs []models.RequestLog) error {
+func (f *fakeLogStore) ResetSpend(context.Context, string, int64, time.Time) error { return nil }
+
+func (f *fakeLogStore) SaveLogsAndSpend(ctx context.Context, logs []models.RequestLog, spend []models.SpendDelta) error {
 	if f.block != nil {
 		select {
 		case <-f.block:
@@ -43,6 +46,9 @@ func (f *fakeLogStore) InsertRequestLogs(ctx context.Context, logs []models.Requ
 		}
 	}
 	f.rows = append(f.rows, logs...)
+	for _, d := range spend {
+		f.spend += d.USD
+	}
 	return nil
 }
 
@@ -87,6 +93,15 @@ func closeWriter(t *testing.T, w *logWriter) {
 	if err := w.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// closeWriterAfter waits (5 s at most) until done holds, then closes w.
+func closeWriterAfter(t *testing.T, w *logWriter, done func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !done() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	closeWriter(t, w)
 }
 
 func TestLogWriterCloseDrains(t *testing.T) {
@@ -154,6 +169,28 @@ func TestFitColumnsMasksAndStrips(t *testing.T) {
 	fitColumns(&r)
 	if r.Model != "ab" || strings.Contains(r.Error, "abc123") {
 		t.Errorf("model %q, error %q", r.Model, r.Error)
+	}
+}
+
+// TestSpendSurvivesADownDatabase: while inserts fail, spend adds up in
+// memory; it is written, whole, once the database answers again.
+func TestSpendSurvivesADownDatabase(t *testing.T) {
+	store := &fakeLogStore{failures: 8} // two flushes of four attempts each
+	w := testLogWriter(store, 100, nil)
+	h := holder{models.SpendKey, 1}
+	for range 3 {
+		w.addSpend(h, 0.25)
+		w.enqueue(models.RequestLog{})
+	}
+	closeWriterAfter(t, w, func() bool {
+		store.mu.Lock()
+		defer store.mu.Unlock()
+		return store.spend > 0
+	})
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	if store.spend != 0.75 {
+		t.Fatalf("spend written: %v, want 0.75", store.spend)
 	}
 }
 

@@ -21,6 +21,7 @@ func (s *Server) Reload(ctx context.Context) error {
 	}
 	providers, retired := s.prepareProviders(d.deployments)
 	snap := buildSnapshot(d, providers, s.states)
+	s.syncAccounts(d, snap)
 	s.snap.Store(snap)
 	s.states.retain(deploymentIDs(d.deployments))
 	for _, t := range retired {
@@ -42,7 +43,13 @@ func loadSnapshotData(ctx context.Context, store *models.Store) (snapshotData, e
 	if d.settings, err = store.ListPoolSettings(ctx); err != nil {
 		return d, err
 	}
-	d.fallbacks, err = store.ListFallbacks(ctx)
+	if d.fallbacks, err = store.ListFallbacks(ctx); err != nil {
+		return d, err
+	}
+	if d.users, err = store.ListUsers(ctx); err != nil {
+		return d, err
+	}
+	d.teams, err = store.ListTeams(ctx)
 	return d, err
 }
 

@@ -52,6 +52,7 @@ type Server struct {
 	logs     *logWriter
 	handler  http.Handler
 	sticky   stickyTable // runtime state, survives reloads
+	accounts *accounts   // budgets and rate limits; runtime state too
 	now      func() time.Time
 	sleep    func(ctx context.Context, d time.Duration) error
 
@@ -74,6 +75,7 @@ func New(store *models.Store, opts Options) *Server {
 		log:        logger,
 		maxBody:    cmpOr(opts.MaxBodyBytes, defaultMaxBodyBytes),
 		states:     newMemberStates(),
+		accounts:   newAccounts(),
 		selector:   simpleShuffle{},
 		logs:       newLogWriter(store, logger, cmpOr(opts.LogQueueSize, defaultLogQueueSize)).start(),
 		now:        opts.Now,

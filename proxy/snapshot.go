@@ -87,6 +87,8 @@ type snapshotData struct {
 	keys        []models.VirtualKey
 	settings    []models.PoolSetting
 	fallbacks   []models.Fallback
+	users       []models.User
+	teams       []models.Team
 }
 
 // buildSnapshot assembles the tables. providers holds one provider per id,

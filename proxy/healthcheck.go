@@ -1,0 +1,157 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// checkTimeout bounds one live check (design: 30 s).
+const checkTimeout = 30 * time.Second
+
+// checkAnswerLimit is how much of an upstream's answer a check reads: enough
+// for an error message, never a whole runaway body.
+const checkAnswerLimit = 64 << 10
+
+// CheckResult is the outcome of one live check of a pool member.
+type CheckResult struct {
+	DeploymentID int64
+	OK           bool
+	Latency      time.Duration
+	// Err says why the check failed (or was skipped): the upstream's status
+	// and message with anything key-like masked, or the call's error.
+	Err string
+	// Skipped: the member was not called, because its upstream model is a
+	// wildcard pattern that names no model. A skipped check says nothing about
+	// the member's health and should not be stored as a failure.
+	Skipped bool
+}
+
+// CheckPool calls every enabled member of the pool with exactly this public
+// name (a wildcard route by its pattern) at once, with a 1-token request in
+// the member's own protocol, and reports how each answered. ok is false when
+// no such pool is being served (unknown name, or no member enabled).
+//
+// A check changes no runtime state: no cooldown, no statistics. What a failed
+// check means for routing is up to the caller, which stores the results and
+// passes them to PoolStatus as failedCheck.
+func (s *Server) CheckPool(ctx context.Context, name string) (results []CheckResult, ok bool) {
+	snap := s.snap.Load()
+	if snap == nil {
+		return nil, false
+	}
+	p := snap.poolNamed(name)
+	if p == nil {
+		return nil, false
+	}
+	results = make([]CheckResult, len(p.members))
+	var wg sync.WaitGroup
+	for i, m := range p.members {
+		wg.Go(func() { results[i] = checkMember(ctx, m) })
+	}
+	wg.Wait()
+	return results, true
+}
+
+// checkMember makes one member's live check.
+func checkMember(ctx context.Context, m *member) CheckResult {
+	res := CheckResult{DeploymentID: m.id}
+	if strings.Contains(m.upstreamModel, "*") {
+		res.Skipped = true
+		res.Err = fmt.Sprintf("not checked: the upstream model %q is a wildcard pattern, which names no model to call", m.upstreamModel)
+		return res
+	}
+	p := m.provider
+	if p == nil || p.err != nil {
+		res.Err = "provider is misconfigured"
+		if p != nil {
+			res.Err += ": " + fit(maskSecrets(p.err.Error()), 500)
+		}
+		return res
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, checkTimeout, errUpstreamTimeout)
+	defer cancel()
+	req, err := checkRequest(ctx, m)
+	if err != nil {
+		res.Err = err.Error()
+		return res
+	}
+	start := time.Now()
+	resp, err := p.transport.RoundTrip(req)
+	if err != nil {
+		res.Latency = time.Since(start)
+		res.Err = callError(ctx, err)
+		return res
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, checkAnswerLimit))
+	res.Latency = time.Since(start)
+	switch {
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		res.Err = answerError(p, resp.StatusCode, body)
+	case err != nil:
+		res.Err = callError(ctx, err)
+	default:
+		res.OK = true
+	}
+	return res
+}
+
+// checkRequest is a 1-token request for m in its provider's protocol, with
+// the provider's key: OpenAI chat completions or Anthropic messages.
+func checkRequest(ctx context.Context, m *member) (*http.Request, error) {
+	body, err := json.Marshal(map[string]any{
+		"model":      m.upstreamModel,
+		"max_tokens": 1,
+		"messages":   []map[string]string{{"role": "user", "content": "ping"}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build check request: %w", err)
+	}
+	path := "/chat/completions"
+	if m.provider.protocol == protoAnthropic {
+		path = "/v1/messages"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.provider.url(path), bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("build check request: %w", err)
+	}
+	// As an OpenAI caller: Anthropic upstreams get the default version.
+	setUpstreamHeaders(req.Header, m.provider, protoOpenAI, nil)
+	req.Header.Set("User-Agent", "gateway-health-check")
+	return req, nil
+}
+
+// callError describes a call that got no answer. Transport errors name the
+// URL and the network problem, never a header, so they carry no key.
+func callError(ctx context.Context, err error) string {
+	if errors.Is(context.Cause(ctx), errUpstreamTimeout) {
+		return fmt.Sprintf("no answer within %s", checkTimeout)
+	}
+	return fit(maskSecrets(err.Error()), 500)
+}
+
+// answerError is an upstream's error answer in one line: its status and its
+// own message (either protocol's error shape), or the start of its body.
+// An upstream that refuses a key may quote it, or part of it: that is masked.
+func answerError(p *provider, status int, body []byte) string {
+	msg := parseUpstreamError(body).Message
+	if msg == "" {
+		msg = strings.Join(strings.Fields(string(body)), " ")
+	}
+	out := fmt.Sprintf("HTTP %d", status)
+	if msg != "" {
+		out += ": " + msg
+	}
+	if key := strings.TrimPrefix(p.keyValue, "Bearer "); key != "" {
+		out = strings.ReplaceAll(out, key, "…")
+	}
+	return fit(maskSecrets(out), 500)
+}
