@@ -57,7 +57,7 @@ func newLogWriter(store logInserter, logger *slog.Logger, queueSize int) *logWri
 		store: store, log: logger,
 		queue: make(chan models.RequestLog, queueSize),
 		spend: make(map[holder]float64), resets: make(map[holder]time.Time),
-		stop:  make(chan struct{}), done: make(chan struct{}),
+		stop: make(chan struct{}), done: make(chan struct{}),
 		ctx: ctx, cancel: cancel,
 		batchSize: 200, flushInterval: 200 * time.Millisecond,
 		attempts: 4, backoff: 250 * time.Millisecond, insertTimeout: 10 * time.Second,
