@@ -68,3 +68,7 @@ func (s *Store) PutSetting(ctx context.Context, key, value string) error {
 	st := Setting{Key: key, Value: value, UpdatedAt: s.now()}
 	return wrap(s.g(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&st).Error, "put setting %q", key)
 }
+
+// SettingLogRetentionDays names the setting that says how many days request
+// logs are kept; 0 or unset keeps them for ever.
+const SettingLogRetentionDays = "log_retention_days"

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"gateway/models"
 	"gateway/models/dbtest"
@@ -344,6 +345,41 @@ func TestMigrateAddsNewColumns(t *testing.T) {
 		}
 		if !s.DB().Migrator().HasColumn(&models.RequestLog{}, "fallback") {
 			t.Fatal("Migrate did not add the missing column")
+		}
+	})
+}
+
+func TestSumRequestLogs(t *testing.T) {
+	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		now := time.Now().UTC()
+		k1, k2 := int64(1), int64(2)
+		rows := []models.RequestLog{
+			{CreatedAt: now, KeyID: &k1, Model: "a", Status: 200, InputTokens: 10, OutputTokens: 5, CostUSD: 0.25, LatencyMS: 100},
+			{CreatedAt: now, KeyID: &k1, Model: "b", Status: 500, CostUSD: 0, LatencyMS: 300},
+			{CreatedAt: now, KeyID: &k2, Model: "a", Status: 200, InputTokens: 1, OutputTokens: 1, CostUSD: 0.5, LatencyMS: 50},
+			{CreatedAt: now.Add(-48 * time.Hour), KeyID: &k2, Model: "a", Status: 200, CostUSD: 9},
+		}
+		if err := s.InsertRequestLogs(ctx, rows); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.SumRequestLogs(ctx, "key", now.Add(-time.Hour), now.Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0].Group != "2" || got[0].CostUSD != 0.5 || got[1].Requests != 2 || got[1].Successes != 1 || got[1].AvgMS != 200 {
+			t.Fatalf("by key: %+v", got)
+		}
+		byModel, _ := s.SumRequestLogs(ctx, "model", now.Add(-time.Hour), now.Add(time.Hour))
+		if len(byModel) != 2 || byModel[0].Group != "a" || byModel[0].TokensIn != 11 {
+			t.Fatalf("by model: %+v", byModel)
+		}
+		if _, err := s.SumRequestLogs(ctx, "nope", now, now); !errors.Is(err, models.ErrInvalid) {
+			t.Fatalf("bad grouping: %v", err)
+		}
+		n, err := s.PruneRequestLogs(ctx, now.Add(-24*time.Hour))
+		if err != nil || n != 1 {
+			t.Fatalf("pruned %d (%v), want 1", n, err)
 		}
 	})
 }

@@ -33,7 +33,10 @@ type Gateway struct {
 	proxySv *http.Server
 	adminSv *http.Server
 	served  chan error
-	// stopFollowing ends the goroutine that follows other gateways' changes.
+	// stopFollowing ends the background work: following other gateways'
+	// changes, pruning old logs (both run on backgroundCtx).
+	backgroundCtx context.Context
+	background    sync.WaitGroup
 	stopFollowing context.CancelFunc
 	following     chan struct{}
 
@@ -86,6 +89,7 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (g *Gatewa
 	if err := g.followChanges(ctx, origin); err != nil {
 		return nil, err
 	}
+	g.background.Go(func() { pruneLogs(g.backgroundCtx, g.Store, logger) })
 	if cfg.RedisURL != "" {
 		logger.Warn("GATEWAY_REDIS_URL is set but not used yet: cooldowns, sticky bindings and limits stay in this process")
 	}
@@ -124,6 +128,7 @@ func (g *Gateway) openStore(ctx context.Context, cfg Config) (string, error) {
 // is never missed.
 func (g *Gateway) followChanges(ctx context.Context, origin string) error {
 	followCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	g.backgroundCtx = followCtx
 	listening := make(chan struct{})
 	g.stopFollowing, g.following = stop, make(chan struct{})
 	go func() {
@@ -191,6 +196,7 @@ func (g *Gateway) shutdown(ctx context.Context) error {
 	errs = append(errs, <-g.served, <-g.served)
 	g.stopFollowing()
 	<-g.following
+	g.background.Wait()
 	errs = append(errs, g.proxy.Close(ctx), g.db.Close())
 	g.logger.Info("gateway stopped")
 	return errors.Join(errs...)
@@ -201,6 +207,7 @@ func (g *Gateway) closeEarly() {
 	if g.stopFollowing != nil {
 		g.stopFollowing()
 		<-g.following
+		g.background.Wait()
 	}
 	for _, ln := range []net.Listener{g.proxyLn, g.adminLn} {
 		if ln != nil {

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"gateway/models"
+)
+
+// pruneInterval is how often old request logs are deleted.
+const pruneInterval = time.Hour
+
+// pruneLogs deletes request logs older than the retention setting, once at
+// start and then every pruneInterval, until ctx ends. The setting is read
+// each time, so a change applies at the next run.
+func pruneLogs(ctx context.Context, s *models.Store, logger *slog.Logger) {
+	t := time.NewTicker(pruneInterval)
+	defer t.Stop()
+	for {
+		pruneOnce(ctx, s, logger, time.Now())
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func pruneOnce(ctx context.Context, s *models.Store, logger *slog.Logger, now time.Time) {
+	v, ok, err := s.GetSetting(ctx, models.SettingLogRetentionDays)
+	if err != nil || !ok {
+		if err != nil && ctx.Err() == nil {
+			logger.Warn("reading the log retention failed", "err", err)
+		}
+		return
+	}
+	days, err := strconv.Atoi(v)
+	if err != nil || days <= 0 {
+		return
+	}
+	n, err := s.PruneRequestLogs(ctx, now.AddDate(0, 0, -days))
+	if err != nil {
+		logger.Warn("pruning request logs failed", "err", err)
+		return
+	}
+	if n > 0 {
+		logger.Info("pruned old request logs", "rows", n, "retention_days", days)
+	}
+}
