@@ -28,6 +28,8 @@ type exchange struct {
 	// reservation is held on the key's budgets from admission to finish.
 	reservation reservation
 	reserved    bool
+	// routed: the model named a pool, so it may label metrics.
+	routed bool
 }
 
 // begin starts an exchange and tells the caller its request id.
@@ -106,8 +108,10 @@ func (s *Server) finish(x *exchange) {
 			}
 		}
 	}
+	end := s.now()
 	x.row.CreatedAt = x.start.UTC()
-	x.row.LatencyMS = s.now().Sub(x.start).Milliseconds()
+	x.row.LatencyMS = end.Sub(x.start).Milliseconds()
+	s.metrics.observe(x, x.routed, end)
 	if !x.firstByte.IsZero() {
 		x.row.TTFBMS = x.firstByte.Sub(x.start).Milliseconds()
 	}

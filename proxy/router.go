@@ -120,6 +120,7 @@ func (rq *routing) servePool(name string) *failure {
 		return &failure{err: errNoDeployments(name)}
 	}
 	rq.current = name
+	rq.x.routed = true
 	set := rt.pool.settings
 	var tried []int64
 	var last *failure
@@ -265,6 +266,7 @@ func (rq *routing) try(m *member, rt route, set poolSettings) *failure {
 		return f // never the member's fault
 	}
 	o := attemptOutcome{latency: now.Sub(start), ok: f == nil}
+	s.metrics.attempt(m, o.ok)
 	if f == nil {
 		o.tokensIn, o.tokensOut, o.costUSD = x.row.InputTokens, x.row.OutputTokens, x.row.CostUSD
 		m.state.countSuccess(now)
@@ -307,6 +309,7 @@ func (s *Server) penalize(m *member, f *failure, set poolSettings, name string, 
 		return
 	}
 	if m.state.coolDown(now, d, reason) {
+		s.metrics.cooldowns.WithLabelValues(strconv.FormatInt(m.id, 10), m.provider.name).Inc()
 		s.log.Info("member cooling down", "deployment_id", m.id, "provider", m.provider.name,
 			"until", now.Add(d).UTC().Format(time.RFC3339), "reason", reason)
 	}

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"gateway/models"
 )
 
@@ -30,6 +32,8 @@ type Options struct {
 	// DefaultCooldown sets a failing member aside when neither the member nor
 	// the upstream says for how long; 0 → 60 s.
 	DefaultCooldown time.Duration
+	// Metrics, when set, receives the proxy's Prometheus series.
+	Metrics prometheus.Registerer
 	// Now and Sleep are the clock; tests inject one so that cooldowns and
 	// backoffs need no real waiting. nil → the real clock.
 	Now   func() time.Time
@@ -53,6 +57,7 @@ type Server struct {
 	handler  http.Handler
 	sticky   stickyTable // runtime state, survives reloads
 	accounts *accounts   // budgets and rate limits; runtime state too
+	metrics  *metrics
 	now      func() time.Time
 	sleep    func(ctx context.Context, d time.Duration) error
 
@@ -90,6 +95,7 @@ func New(store *models.Store, opts Options) *Server {
 	if s.sleep == nil {
 		s.sleep = sleepContext
 	}
+	s.metrics = newMetrics(opts.Metrics, s)
 	s.handler = s.routes()
 	return s
 }

@@ -13,6 +13,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"gateway/handlers"
 	"gateway/models"
 	"gateway/proxy"
@@ -65,9 +69,12 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (g *Gatewa
 	if err := bootstrap(ctx, g.Store, cfg, stdout, logger); err != nil {
 		return nil, err
 	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	g.proxy = proxy.New(g.Store, proxy.Options{
 		Logger:       logger,
 		MaxBodyBytes: int64(cfg.MaxBodyMB) << 20,
+		Metrics:      reg,
 	})
 	if err := g.proxy.Reload(ctx); err != nil {
 		return nil, fmt.Errorf("build routing table: %w", err)
@@ -83,7 +90,11 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (g *Gatewa
 	if err != nil {
 		return nil, fmt.Errorf("admin: %w", err)
 	}
-	if err := g.listen(cfg, admin); err != nil {
+	// /metrics sits beside the admin app on its listener (loopback by default).
+	adminMux := http.NewServeMux()
+	adminMux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	adminMux.Handle("/", admin)
+	if err := g.listen(cfg, adminMux); err != nil {
 		return nil, err
 	}
 	if err := g.followChanges(ctx, origin); err != nil {

@@ -1,0 +1,430 @@
+package translate
+
+import "encoding/json"
+
+// OpenAI Responses API wire types. Input types decode only what is
+// translated; everything else in a request is dropped (see droppedFields).
+
+// responsesRequest is the part of a Responses request that ResponsesToChat
+// and ResponsesToMessages read. The stateful members are read only to be
+// refused.
+type responsesRequest struct {
+	Instructions      json.RawMessage     `json:"instructions"`
+	Input             json.RawMessage     `json:"input"`
+	Tools             []responsesTool     `json:"tools"`
+	ToolChoice        json.RawMessage     `json:"tool_choice"`
+	ParallelToolCalls *bool               `json:"parallel_tool_calls"`
+	MaxOutputTokens   *int64              `json:"max_output_tokens"`
+	Temperature       *float64            `json:"temperature"`
+	TopP              *float64            `json:"top_p"`
+	Reasoning         *responsesReasoning `json:"reasoning"`
+	Text              *responsesText      `json:"text"`
+	Stream            bool                `json:"stream"`
+	User              string              `json:"user"`
+	SafetyIdentifier  string              `json:"safety_identifier"`
+
+	Store              *bool           `json:"store"`
+	PreviousResponseID *string         `json:"previous_response_id"`
+	Conversation       json.RawMessage `json:"conversation"`
+	Background         *bool           `json:"background"`
+	Prompt             json.RawMessage `json:"prompt"`
+}
+
+// responsesTool is one entry of tools. Only type function is translated;
+// Parameters stays raw (a JSON schema), Strict is a pointer because the
+// Responses API makes an absent strict mean true.
+type responsesTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      *bool           `json:"strict"`
+}
+
+type responsesReasoning struct {
+	Effort string `json:"effort"`
+}
+
+type responsesText struct {
+	Format *responsesTextFormat `json:"format"`
+}
+
+// responsesTextFormat is text.format: {type: text}, {type: json_object} or
+// {type: json_schema, name, schema, description, strict} (flat, unlike chat's
+// response_format.json_schema).
+type responsesTextFormat struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+	Strict      *bool           `json:"strict"`
+}
+
+// responsesItem is any input item, decoded into one union: a message (type
+// "message" or none, with role and content), function_call,
+// function_call_output, custom_tool_call(_output), reasoning, and the types
+// that are dropped or refused.
+type responsesItem struct {
+	Type             string          `json:"type"`
+	Role             string          `json:"role"`
+	Content          json.RawMessage `json:"content"`
+	ID               string          `json:"id"`
+	CallID           string          `json:"call_id"`
+	Name             string          `json:"name"`
+	Arguments        string          `json:"arguments"`
+	Input            string          `json:"input"`
+	Output           json.RawMessage `json:"output"`
+	EncryptedContent string          `json:"encrypted_content"`
+}
+
+// responsesPart is one content part of a message or of a tool output.
+// image_url is a string in the spec; an object {url} is accepted too.
+type responsesPart struct {
+	Type     string          `json:"type"`
+	Text     string          `json:"text"`
+	Refusal  string          `json:"refusal"`
+	ImageURL json.RawMessage `json:"image_url"`
+	FileID   string          `json:"file_id"`
+	FileData string          `json:"file_data"`
+	FileURL  string          `json:"file_url"`
+	Filename string          `json:"filename"`
+}
+
+// responsesChatRequestOut is the OpenAI chat request ResponsesToChat writes:
+// chatRequestOut with tools that keep strict.
+type responsesChatRequestOut struct {
+	Model               string              `json:"model"`
+	Messages            []chatMessageOut    `json:"messages"`
+	MaxCompletionTokens *int64              `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64            `json:"temperature,omitempty"`
+	TopP                *float64            `json:"top_p,omitempty"`
+	Stream              bool                `json:"stream,omitempty"`
+	StreamOptions       *chatStreamOptions  `json:"stream_options,omitempty"`
+	Tools               []responsesChatTool `json:"tools,omitempty"`
+	ToolChoice          any                 `json:"tool_choice,omitempty"`
+	ParallelToolCalls   *bool               `json:"parallel_tool_calls,omitempty"`
+	ReasoningEffort     string              `json:"reasoning_effort,omitempty"`
+	ResponseFormat      *chatResponseFormat `json:"response_format,omitempty"`
+	User                string              `json:"user,omitempty"`
+}
+
+type responsesChatTool struct {
+	Type     string                `json:"type"`
+	Function responsesChatFunction `json:"function"`
+}
+
+type responsesChatFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      *bool           `json:"strict,omitempty"`
+}
+
+// messagesThinkingRequestOut is messagesRequestOut with thinking, which
+// ResponsesToMessages turns on for reasoning.effort.
+type messagesThinkingRequestOut struct {
+	messagesRequestOut
+	Thinking *anthropicThinking `json:"thinking,omitempty"`
+}
+
+// responsesObject is the Responses "response" object, in an answer and in
+// the stream's response.* lifecycle events. Members that only echo the
+// request (tools, instructions, temperature, …) are left out: the
+// converters do not see the request, and clients do not need them.
+type responsesObject struct {
+	ID                string               `json:"id"`
+	Object            string               `json:"object"`
+	CreatedAt         int64                `json:"created_at"`
+	Status            string               `json:"status"`
+	Error             *responsesFailure    `json:"error"`
+	IncompleteDetails *responsesIncomplete `json:"incomplete_details"`
+	Model             string               `json:"model"`
+	Output            []any                `json:"output"`
+	Usage             *responsesUsage      `json:"usage"`
+}
+
+// responsesFailure is a failed response's error. Codex reads code:
+// context_length_exceeded, insufficient_quota and rate_limit_exceeded (with
+// "try again in Ns" in the message) get their own handling, anything else
+// is retried.
+type responsesFailure struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type responsesIncomplete struct {
+	Reason string `json:"reason"`
+}
+
+// responsesUsage is the Responses usage object; input_tokens counts cached
+// tokens too, as OpenAI's prompt_tokens does (see Usage).
+type responsesUsage struct {
+	InputTokens         int64                  `json:"input_tokens"`
+	InputTokensDetails  responsesInputDetails  `json:"input_tokens_details"`
+	OutputTokens        int64                  `json:"output_tokens"`
+	OutputTokensDetails responsesOutputDetails `json:"output_tokens_details"`
+	TotalTokens         int64                  `json:"total_tokens"`
+}
+
+// responsesInputDetails: cache_write_tokens is written only when non-zero,
+// as in chatPromptDetails.
+type responsesInputDetails struct {
+	CachedTokens     int64 `json:"cached_tokens"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+}
+
+type responsesOutputDetails struct {
+	ReasoningTokens int64 `json:"reasoning_tokens"`
+}
+
+// Output items, one type each so that every item has exactly its fields.
+
+type messageItem struct {
+	Type    string `json:"type"`
+	ID      string `json:"id"`
+	Status  string `json:"status"`
+	Role    string `json:"role"`
+	Content []any  `json:"content"`
+}
+
+// outputTextPart is an output_text content part; annotations and logprobs
+// are always empty lists, as OpenAI writes them.
+type outputTextPart struct {
+	Type        string     `json:"type"`
+	Text        string     `json:"text"`
+	Annotations []struct{} `json:"annotations"`
+	Logprobs    []struct{} `json:"logprobs"`
+}
+
+type refusalPart struct {
+	Type    string `json:"type"`
+	Refusal string `json:"refusal"`
+}
+
+type functionCallItem struct {
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	Status    string `json:"status"`
+}
+
+// reasoningItem carries a model's reasoning as a summary, and, for
+// Anthropic thinking, the signed block in encrypted_content (see
+// encodeThinking) so that it can be sent back.
+type reasoningItem struct {
+	Type             string        `json:"type"`
+	ID               string        `json:"id"`
+	Summary          []summaryPart `json:"summary"`
+	EncryptedContent string        `json:"encrypted_content,omitempty"`
+}
+
+type summaryPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// Stream events. Every event starts with its type and sequence_number.
+
+type eventHeader struct {
+	Type           string `json:"type"`
+	SequenceNumber int64  `json:"sequence_number"`
+}
+
+type responseEvent struct {
+	eventHeader
+	Response responsesObject `json:"response"`
+}
+
+type itemEvent struct {
+	eventHeader
+	OutputIndex int `json:"output_index"`
+	Item        any `json:"item"`
+}
+
+type partEvent struct {
+	eventHeader
+	ItemID       string `json:"item_id"`
+	OutputIndex  int    `json:"output_index"`
+	ContentIndex int    `json:"content_index"`
+	Part         any    `json:"part"`
+}
+
+type textDeltaEvent struct {
+	eventHeader
+	ItemID       string     `json:"item_id"`
+	OutputIndex  int        `json:"output_index"`
+	ContentIndex int        `json:"content_index"`
+	Delta        string     `json:"delta"`
+	Logprobs     []struct{} `json:"logprobs"`
+}
+
+type textDoneEvent struct {
+	eventHeader
+	ItemID       string     `json:"item_id"`
+	OutputIndex  int        `json:"output_index"`
+	ContentIndex int        `json:"content_index"`
+	Text         string     `json:"text"`
+	Logprobs     []struct{} `json:"logprobs"`
+}
+
+type refusalDeltaEvent struct {
+	eventHeader
+	ItemID       string `json:"item_id"`
+	OutputIndex  int    `json:"output_index"`
+	ContentIndex int    `json:"content_index"`
+	Delta        string `json:"delta"`
+}
+
+type refusalDoneEvent struct {
+	eventHeader
+	ItemID       string `json:"item_id"`
+	OutputIndex  int    `json:"output_index"`
+	ContentIndex int    `json:"content_index"`
+	Refusal      string `json:"refusal"`
+}
+
+type argumentsDeltaEvent struct {
+	eventHeader
+	ItemID      string `json:"item_id"`
+	OutputIndex int    `json:"output_index"`
+	Delta       string `json:"delta"`
+}
+
+type argumentsDoneEvent struct {
+	eventHeader
+	ItemID      string `json:"item_id"`
+	OutputIndex int    `json:"output_index"`
+	Arguments   string `json:"arguments"`
+}
+
+type summaryPartEvent struct {
+	eventHeader
+	ItemID       string      `json:"item_id"`
+	OutputIndex  int         `json:"output_index"`
+	SummaryIndex int         `json:"summary_index"`
+	Part         summaryPart `json:"part"`
+}
+
+type summaryDeltaEvent struct {
+	eventHeader
+	ItemID       string `json:"item_id"`
+	OutputIndex  int    `json:"output_index"`
+	SummaryIndex int    `json:"summary_index"`
+	Delta        string `json:"delta"`
+}
+
+type summaryDoneEvent struct {
+	eventHeader
+	ItemID       string `json:"item_id"`
+	OutputIndex  int    `json:"output_index"`
+	SummaryIndex int    `json:"summary_index"`
+	Text         string `json:"text"`
+}
+
+// Upstream answers and events with the fields the Responses output needs
+// beyond the shared wire types: reasoning from OpenAI-compatible servers,
+// the chunk's reasoning token count, Anthropic's thinking signatures and
+// redacted thinking data.
+
+// chatAnswer is an OpenAI non-streaming answer, read by ChatResponseToResponses.
+type chatAnswer struct {
+	ID      string            `json:"id"`
+	Created int64             `json:"created"`
+	Model   string            `json:"model"`
+	Choices []chatAnswerChoice `json:"choices"`
+	Usage   *chatAnswerUsage  `json:"usage"`
+}
+
+type chatAnswerChoice struct {
+	Message struct {
+		Content          json.RawMessage `json:"content"`
+		Refusal          string          `json:"refusal"`
+		ReasoningContent string          `json:"reasoning_content"`
+		Reasoning        json.RawMessage `json:"reasoning"`
+		ToolCalls        []chatToolCall  `json:"tool_calls"`
+	} `json:"message"`
+	FinishReason string `json:"finish_reason"`
+}
+
+// chatAnswerUsage is chatUsage with the reasoning tokens of completion_tokens.
+type chatAnswerUsage struct {
+	chatUsage
+	CompletionTokensDetails *struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+}
+
+func (u *chatAnswerUsage) reasoningTokens() int64 {
+	if u == nil || u.CompletionTokensDetails == nil {
+		return 0
+	}
+	return u.CompletionTokensDetails.ReasoningTokens
+}
+
+// chatStreamChunk is a chunk as an upstream sends it, read by
+// ChatToResponsesStream.
+type chatStreamChunk struct {
+	ID      string              `json:"id"`
+	Model   string              `json:"model"`
+	Choices []chatStreamChoice  `json:"choices"`
+	Usage   *chatAnswerUsage    `json:"usage"`
+	Error   json.RawMessage     `json:"error"`
+}
+
+type chatStreamChoice struct {
+	Index int `json:"index"`
+	Delta struct {
+		Content          string          `json:"content"`
+		Refusal          string          `json:"refusal"`
+		ReasoningContent string          `json:"reasoning_content"`
+		Reasoning        json.RawMessage `json:"reasoning"`
+		ToolCalls        []chatToolDelta `json:"tool_calls"`
+	} `json:"delta"`
+	FinishReason string `json:"finish_reason"`
+}
+
+// reasoningText gives the reasoning a compatible server sent, in
+// reasoning_content (DeepSeek, vLLM) or reasoning (OpenRouter, newer vLLM).
+func reasoningText(content string, alt json.RawMessage) string {
+	if content != "" {
+		return content
+	}
+	var s string
+	if len(alt) > 0 && alt[0] == '"' && json.Unmarshal(alt, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+// signedBlock is an Anthropic content block with what thinking blocks carry.
+type signedBlock struct {
+	anthropicBlock
+	Signature string `json:"signature"`
+	Data      string `json:"data"`
+}
+
+// messagesAnswer is an Anthropic non-streaming answer, read by
+// MessagesResponseToResponses.
+type messagesAnswer struct {
+	ID         string         `json:"id"`
+	Type       string         `json:"type"`
+	Model      string         `json:"model"`
+	Content    []signedBlock  `json:"content"`
+	StopReason string         `json:"stop_reason"`
+	Usage      anthropicUsage `json:"usage"`
+}
+
+// messagesStreamEvent is anthropicEvent whose block and delta keep the
+// thinking signature and redacted data.
+type messagesStreamEvent struct {
+	anthropicEvent
+	ContentBlock *signedBlock `json:"content_block"`
+	Delta        *signedDelta `json:"delta"`
+}
+
+type signedDelta struct {
+	anthropicDelta
+	Signature string `json:"signature"`
+}
