@@ -115,9 +115,7 @@ func (s *Server) finish(x *exchange) {
 	if !x.firstByte.IsZero() {
 		x.row.TTFBMS = x.firstByte.Sub(x.start).Milliseconds()
 	}
-	if x.row.Status >= 400 || x.row.Error != "" {
-		s.logFailure(x)
-	}
+	s.logRequest(x)
 	// Only a known key's requests are stored: anyone can send bad keys, and
 	// they must not be able to fill the database.
 	if x.key != nil {
@@ -125,18 +123,31 @@ func (s *Server) finish(x *exchange) {
 	}
 }
 
-// logFailure writes one line per failed request: error level when the gateway
-// or an upstream failed, warn when the caller did.
-func (s *Server) logFailure(x *exchange) {
-	level := slog.LevelWarn
-	if x.row.Status >= 500 || x.upstreamFailed {
-		level = slog.LevelError
+// logRequest writes the access line of a request, with its request id:
+// info when it was served, warn when the caller erred, error when the
+// gateway or an upstream failed.
+func (s *Server) logRequest(x *exchange) {
+	level, msg := slog.LevelInfo, "request"
+	switch {
+	case x.row.Status >= 500 || x.upstreamFailed && (x.row.Status >= 400 || x.row.Error != ""):
+		level, msg = slog.LevelError, "request failed"
+	case x.row.Status >= 400 || x.row.Error != "":
+		level, msg = slog.LevelWarn, "request failed"
 	}
-	s.log.LogAttrs(context.Background(), level, "request failed",
+	if !s.log.Enabled(context.Background(), level) {
+		return
+	}
+	s.log.LogAttrs(context.Background(), level, msg,
 		slog.String("request_id", x.row.RequestID),
+		slog.String("endpoint", x.row.Endpoint),
 		slog.Int("status", x.row.Status),
 		slog.String("model", x.row.Model),
 		slog.String("provider", x.row.ProviderName),
 		slog.String("upstream_model", x.row.UpstreamModel),
+		slog.Int("attempts", x.row.Attempts),
+		slog.Int64("latency_ms", x.row.LatencyMS),
+		slog.Int64("ttfb_ms", x.row.TTFBMS),
+		slog.Int64("tokens_in", x.row.InputTokens),
+		slog.Int64("tokens_out", x.row.OutputTokens),
 		slog.String("error", x.row.Error))
 }
