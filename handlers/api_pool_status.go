@@ -45,26 +45,33 @@ type healthCheckJSON struct {
 // path-escaped: "anthropic%2F*"). It reads the store and the proxy's memory
 // and never calls an upstream.
 func (a *App) showPoolStatus(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("public_name")
-	if err := a.validateVar("public_name", name, "required,max=500,publicname"); err != nil {
+	st, err := a.poolStatus(r, r.PathValue("public_name"))
+	if err != nil {
 		a.apiError(w, r, err)
 		return
+	}
+	a.writeJSON(w, r, http.StatusOK, st)
+}
+
+// poolStatus is the status of the pool with exactly this public name, as the
+// API answers it and the pool status page shows it.
+func (a *App) poolStatus(r *http.Request, name string) (poolStatusJSON, error) {
+	if err := a.validateVar("public_name", name, "required,max=500,publicname"); err != nil {
+		return poolStatusJSON{}, err
 	}
 	rt, err := a.runtimeState()
 	if err != nil {
-		a.apiError(w, r, err)
-		return
+		return poolStatusJSON{}, err
 	}
 	entries, checks, err := a.poolEntries(r, name)
 	if err != nil {
-		a.apiError(w, r, err)
-		return
+		return poolStatusJSON{}, err
 	}
 	served, _ := rt.PoolStatus(name, func(id int64) bool {
 		c, ok := checks[id]
 		return ok && !c.OK
 	})
-	a.writeJSON(w, r, http.StatusOK, poolStatusJSONOf(name, entries, served, checks))
+	return poolStatusJSONOf(name, entries, served, checks), nil
 }
 
 // poolEntries returns the stored entries named name, and the last health

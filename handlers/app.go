@@ -27,11 +27,12 @@ type Reloader interface {
 }
 
 // Runtime is the proxy's in-memory state that the admin side shows and
-// changes: statistics, pool shares and cooldowns, sticky bindings.
+// changes: statistics, pool shares and cooldowns, live checks, sticky bindings.
 // *proxy.Server implements it.
 type Runtime interface {
 	Stats() []proxy.DeploymentStats
 	PoolStatus(name string, failedCheck func(id int64) bool) ([]proxy.MemberStatus, bool)
+	CheckPool(ctx context.Context, name string) ([]proxy.CheckResult, bool)
 	StickyBindings() []proxy.StickyBinding
 	PinSticky(model string, deploymentID int64, ttl time.Duration) error
 	ClearSticky(model string) bool

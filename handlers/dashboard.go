@@ -1,33 +1,167 @@
 package handlers
 
 import (
+	"cmp"
+	"context"
 	"net/http"
+	"slices"
+	"strconv"
+	"time"
 
+	"gateway/models"
+	"gateway/proxy"
 	"gateway/views"
 )
 
-// showDashboard shows how many providers, model entries and keys exist.
+// showDashboard shows what is configured, usage over a time window (the
+// query's window: 1h, 24h or 7d) with charts, and the live statistics.
 func (a *App) showDashboard(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	providers, err := a.store.ListProviders(ctx)
+	win := windowNamed(r.URL.Query().Get("window"))
+	vm := views.DashboardPage{Window: win.name}
+	entries, err := a.dashboardCounts(ctx, &vm.Dashboard)
 	if err != nil {
 		a.pageError(w, r, err)
 		return
+	}
+	rep, err := a.readUsage(ctx, win, time.Now())
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	fillUsage(&vm, rep, entries)
+	if a.runtime != nil {
+		vm.LiveAvailable = true
+		vm.Live = liveRows(a.runtime.Stats())
+	}
+	a.renderPage(w, r, http.StatusOK, "Dashboard", "dashboard", views.DashboardContent(vm))
+}
+
+// dashboardCounts counts providers, entries, pools and keys, and returns the
+// entries.
+func (a *App) dashboardCounts(ctx context.Context, d *views.Dashboard) ([]models.Deployment, error) {
+	providers, err := a.store.ListProviders(ctx)
+	if err != nil {
+		return nil, err
 	}
 	entries, err := a.store.ListDeployments(ctx)
 	if err != nil {
-		a.pageError(w, r, err)
-		return
+		return nil, err
 	}
 	keys, err := a.store.CountKeys(ctx)
 	if err != nil {
-		a.pageError(w, r, err)
-		return
+		return nil, err
 	}
 	pools := map[string]bool{}
-	for _, d := range entries {
-		pools[d.PublicName] = true
+	for _, e := range entries {
+		pools[e.PublicName] = true
 	}
-	vm := views.Dashboard{Providers: len(providers), ModelEntries: len(entries), Pools: len(pools), Keys: int(keys)}
-	a.renderPage(w, r, http.StatusOK, "Dashboard", "dashboard", views.DashboardContent(vm))
+	*d = views.Dashboard{Providers: len(providers), ModelEntries: len(entries), Pools: len(pools), Keys: int(keys)}
+	return entries, nil
+}
+
+// windowNamed is the window of that name; anything else is the default.
+func windowNamed(name string) usageWindow {
+	for _, w := range usageWindows {
+		if w.name == name {
+			return w
+		}
+	}
+	return windowNamed(defaultUsageWindow)
+}
+
+// fillUsage turns the report into totals, charts and tables.
+func fillUsage(vm *views.DashboardPage, rep *usageReport, entries []models.Deployment) {
+	for _, w := range usageWindows {
+		vm.Windows = append(vm.Windows, views.WindowChoice{Value: w.name, Label: w.label, Active: w.name == rep.window.name})
+	}
+	vm.Since, vm.Until = rep.since.Format("2006-01-02 15:04"), rep.until.Format("2006-01-02 15:04")
+	vm.Truncated, vm.LogsRead = rep.truncated, rep.read
+	t := &rep.total
+	vm.Totals = views.UsageTotals{Requests: count(t.requests), SuccessRate: rate(t.successes, t.requests),
+		AvgLatency: "–", Tokens: compact(float64(t.tokensIn + t.tokensOut)), Cost: money(t.costUSD)}
+	if t.requests > 0 {
+		vm.Totals.AvgLatency = latency(t.avgLatencyMS())
+	}
+	vm.Charts = usageCharts(rep)
+	for name, u := range rep.byModel {
+		vm.Models = append(vm.Models, usageRow(name, "", u))
+	}
+	byID := make(map[int64]*models.Deployment, len(entries))
+	for i := range entries {
+		byID[entries[i].ID] = &entries[i]
+	}
+	for id, u := range rep.byDeployment {
+		vm.Deployments = append(vm.Deployments, deploymentUsageRow(id, byID[id], u))
+	}
+	for _, rows := range [][]views.UsageRow{vm.Models, vm.Deployments} {
+		slices.SortStableFunc(rows, func(x, y views.UsageRow) int {
+			return cmp.Or(cmp.Compare(y.RequestCount, x.RequestCount), cmp.Compare(x.Name, y.Name))
+		})
+	}
+}
+
+func usageRow(name, detail string, u *usage) views.UsageRow {
+	return views.UsageRow{Name: name, Detail: detail, RequestCount: u.requests, Requests: count(u.requests),
+		SuccessRate: rate(u.successes, u.requests), AvgLatency: latency(u.avgLatencyMS()),
+		TokensIn: count(u.tokensIn), TokensOut: count(u.tokensOut), Cost: money(u.costUSD)}
+}
+
+// deploymentUsageRow names a deployment by its entry, or by its logs once
+// the entry is gone.
+func deploymentUsageRow(id int64, d *models.Deployment, u *usage) views.UsageRow {
+	tag := "#" + strconv.FormatInt(id, 10)
+	if d == nil {
+		return usageRow(tag, "deleted · "+u.provider+" / "+u.upstream, u)
+	}
+	return usageRow(d.PublicName, tag+" · "+d.Provider.Name+" / "+d.UpstreamModel, u)
+}
+
+// usageCharts draws requests (ok and failed), average latency, tokens (in
+// and out) and cost per bucket.
+func usageCharts(rep *usageReport) []views.Chart {
+	n := len(rep.buckets)
+	axis := chartAxis{ticks: make([]string, n), tips: make([]string, n)}
+	ok, failed, tokIn, tokOut, cost, lat := make([]float64, n), make([]float64, n), make([]float64, n),
+		make([]float64, n), make([]float64, n), make([]float64, n)
+	has := make([]bool, n)
+	for i, b := range rep.buckets {
+		start := rep.since.Add(time.Duration(i) * rep.window.bucket)
+		axis.ticks[i], axis.tips[i] = bucketLabels(start, rep.window)
+		ok[i], failed[i] = float64(b.successes), float64(b.requests-b.successes)
+		tokIn[i], tokOut[i], cost[i] = float64(b.tokensIn), float64(b.tokensOut), b.costUSD
+		lat[i], has[i] = b.avgLatencyMS(), b.requests > 0
+	}
+	return []views.Chart{
+		barChart("Requests", "chart-requests", axis, []chartSeries{{"succeeded", 0, ok}, {"failed", 1, failed}}, compact),
+		lineChart("Average latency", "chart-latency", axis, lat, has, latency),
+		barChart("Tokens", "chart-tokens", axis, []chartSeries{{"input", 0, tokIn}, {"output", 2, tokOut}}, compact),
+		barChart("Cost", "chart-cost", axis, []chartSeries{{"cost", 0, cost}}, money),
+	}
+}
+
+// bucketLabels are a bucket's tick label and tooltip.
+func bucketLabels(start time.Time, w usageWindow) (tick, tip string) {
+	if w.span <= 24*time.Hour {
+		return start.Format("15:04"), start.Format("Jan 2 15:04") + " UTC"
+	}
+	return start.Format("Jan 2"), start.Format("Jan 2 15:04") + " UTC"
+}
+
+func liveRows(stats []proxy.DeploymentStats) []views.LiveStatsRow {
+	rows := make([]views.LiveStatsRow, len(stats))
+	for i, s := range stats {
+		rows[i] = views.LiveStatsRow{ID: s.ID, PublicName: s.PublicName, Provider: s.Provider,
+			Requests: count(s.Requests), SuccessRate: rate(s.Successes, s.Requests),
+			AvgLatency: latency(s.AvgLatencyMS), P95Latency: latency(s.P95LatencyMS),
+			TokensIn: count(s.TokensIn), TokensOut: count(s.TokensOut), Cost: money(s.CostUSD),
+			LastError: shorten(s.LastError, 200)}
+		if s.LastErrorAt != nil {
+			rows[i].LastErrorAt = stamp(*s.LastErrorAt)
+		}
+		if s.Requests == 0 {
+			rows[i].AvgLatency, rows[i].P95Latency = "–", "–"
+		}
+	}
+	return rows
 }

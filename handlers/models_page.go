@@ -12,7 +12,7 @@ import (
 
 // showModels shows the Models page.
 func (a *App) showModels(w http.ResponseWriter, r *http.Request) {
-	vm, err := a.modelsPage(r, views.ModelEntryForm{})
+	vm, err := a.modelsView(r, views.ModelEntryForm{}, nil)
 	if err != nil {
 		a.pageError(w, r, err)
 		return
@@ -78,7 +78,7 @@ func (a *App) rerenderModelEntryForm(w http.ResponseWriter, r *http.Request, val
 		a.render(w, r, http.StatusUnprocessableEntity, views.ModelEntryFormPartial(form))
 		return
 	}
-	vm, err := a.modelsPage(r, form)
+	vm, err := a.modelsView(r, form, nil)
 	if err != nil {
 		a.pageError(w, r, err)
 		return
@@ -86,37 +86,24 @@ func (a *App) rerenderModelEntryForm(w http.ResponseWriter, r *http.Request, val
 	a.renderPage(w, r, http.StatusUnprocessableEntity, "Models", "models", views.ModelsContent(vm))
 }
 
-// modelsPage builds the Models page's view model around form.
-func (a *App) modelsPage(r *http.Request, form views.ModelEntryForm) (views.ModelsPage, error) {
+// modelsView builds the Models page's view model around form; edit, when
+// set, is an inline form that comes back with its error.
+func (a *App) modelsView(r *http.Request, form views.ModelEntryForm, edit *inlineEdit) (views.ModelsView, error) {
 	providers, err := a.store.ListProviders(r.Context())
 	if err != nil {
-		return views.ModelsPage{}, err
+		return views.ModelsView{}, err
 	}
-	entries, err := a.store.ListDeployments(r.Context())
+	groups, err := a.poolGroups(r, edit)
 	if err != nil {
-		return views.ModelsPage{}, err
+		return views.ModelsView{}, err
 	}
 	form.CSRFToken = sessionFrom(r.Context()).csrfToken()
 	form.Providers = providerOptions(providers)
-	vm := views.ModelsPage{Pools: poolsOf(entries), Form: form}
+	vm := views.ModelsView{Groups: groups, Form: form}
 	if len(providers) == 0 {
 		vm.ProviderHint = addProviderHint(r)
 	}
 	return vm, nil
-}
-
-// poolsOf groups entries, which the store orders by public name, into pools.
-func poolsOf(entries []models.Deployment) []views.Pool {
-	var pools []views.Pool
-	for i := range entries {
-		d := &entries[i]
-		if n := len(pools); n == 0 || pools[n-1].PublicName != d.PublicName {
-			pools = append(pools, views.Pool{PublicName: d.PublicName, Wildcard: d.IsWildcard()})
-		}
-		p := &pools[len(pools)-1]
-		p.Members = append(p.Members, modelEntryRow(d))
-	}
-	return pools
 }
 
 func modelEntryRow(d *models.Deployment) views.ModelEntry {

@@ -17,7 +17,9 @@ func TestProviderKeyNeverShown(t *testing.T) {
 	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
 		const key = "sk-LEAKCHECK-provider-secret-7f3a9c2e1b"
 		const newKey = "sk-ROTATED-provider-secret-000000000042"
-		ta := newTestApp(t, s)
+		// With a proxy, so that the pool pages and shares render; Check now,
+		// which calls upstreams, has its own leak test in TestCheckNow.
+		ta := mpTestAppWithProxy(t, s)
 		var bodies []string
 		record := func(what string, rec interface{ Result() *http.Response }, body string) {
 			bodies = append(bodies, what+"\n"+body)
@@ -55,7 +57,8 @@ func TestProviderKeyNeverShown(t *testing.T) {
 		login := b.get("/login")
 		record("GET /login", login, login.Body.String())
 		tok := b.signIn()
-		for _, path := range []string{"/", "/models", "/providers", "/keys", "/logs", "/no-such-page"} {
+		for _, path := range []string{"/", "/models", "/providers", "/keys", "/logs", "/no-such-page", "/pools/gpt-4o", "/pools/wild%2F%2A",
+			"/providers/1/edit", "/users", "/teams", "/sticky"} {
 			rec := b.get(path)
 			record("GET "+path, rec, rec.Body.String())
 			rec = b.do("GET", path, nil, http.Header{"Hx-Request": {"true"}})
@@ -67,6 +70,37 @@ func TestProviderKeyNeverShown(t *testing.T) {
 		record("POST /models", rec, rec.Body.String())
 		rec = b.do("GET", "/api/providers", nil, nil)
 		record("GET /api/providers with a session", rec, rec.Body.String())
+		for _, p := range []struct {
+			path string
+			form url.Values
+		}{
+			{"/models/1/weight", url.Values{"weight": {"2"}}},
+			{"/models/1/weight", url.Values{"weight": {"-1"}}},
+			{"/models/1/enabled", url.Values{"enabled": {"false"}}},
+			{"/models/fallbacks", url.Values{"public_name": {"gpt-4o"}, "kind": {"general"}, "targets": {"wild/y, ok"}}},
+			{"/models/fallbacks", url.Values{"public_name": {"gpt-4o"}, "kind": {"general"}, "targets": {"gpt-4o"}}},
+		} {
+			rec = b.post(p.path, p.form, http.Header{"Hx-Request": {"true"}, "X-Csrf-Token": {tok}})
+			record("htmx POST "+p.path, rec, rec.Body.String())
+		}
+		// The provider forms, refused and accepted, with and without htmx.
+		for _, h := range []http.Header{nil, {"Hx-Request": {"true"}}} {
+			rec = b.post("/providers", url.Values{"csrf_token": {tok}, "name": {"leaky"}, "api_type": {"openai"},
+				"base_url": {"https://api.example.com/v1"}, "api_key": {key}}, h)
+			record("POST /providers (taken name)", rec, rec.Body.String())
+			rec = b.post("/providers/1", url.Values{"csrf_token": {tok}, "name": {""}, "api_key": {key}}, h)
+			record("POST /providers/1 (invalid)", rec, rec.Body.String())
+			if rec.Code != http.StatusUnprocessableEntity {
+				t.Errorf("invalid provider edit: %d, want the form re-rendered with 422", rec.Code)
+			}
+			rec = b.post("/providers/1/delete", url.Values{"csrf_token": {tok}}, h)
+			record("POST /providers/1/delete (in use)", rec, rec.Body.String())
+		}
+		rec = b.post("/providers/1", url.Values{"csrf_token": {tok}, "name": {"leaky"}, "api_type": {"openai"},
+			"base_url": {"https://api.example.com/v1"}, "api_key": {newKey}}, nil)
+		record("POST /providers/1", rec, rec.Body.String())
+		rec = b.get("/providers")
+		record("GET /providers after the edit", rec, rec.Body.String())
 
 		bodies = append(bodies, "log\n"+ta.logs.String())
 		for _, secret := range []string{key, key[:12], newKey, newKey[:12]} {

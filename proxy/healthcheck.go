@@ -78,42 +78,38 @@ func checkMember(ctx context.Context, m *member) CheckResult {
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, checkTimeout, errUpstreamTimeout)
 	defer cancel()
-	req, err := checkRequest(ctx, m)
-	if err != nil {
-		res.Err = err.Error()
-		return res
-	}
 	start := time.Now()
-	resp, err := p.transport.RoundTrip(req)
-	if err != nil {
-		res.Latency = time.Since(start)
-		res.Err = callError(ctx, err)
-		return res
+	status, body, err := callCheck(ctx, m, "max_tokens")
+	if err == nil && status == http.StatusBadRequest && p.protocol == protoOpenAI &&
+		strings.Contains(parseUpstreamError(body).Message, "max_completion_tokens") {
+		// OpenAI's reasoning models refuse max_tokens and name the field
+		// they want instead: a healthy member must not fail for that.
+		start = time.Now()
+		status, body, err = callCheck(ctx, m, "max_completion_tokens")
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, checkAnswerLimit))
 	res.Latency = time.Since(start)
 	switch {
-	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		res.Err = answerError(p, resp.StatusCode, body)
 	case err != nil:
 		res.Err = callError(ctx, err)
+	case status < 200 || status > 299:
+		res.Err = answerError(p, status, body)
 	default:
 		res.OK = true
 	}
 	return res
 }
 
-// checkRequest is a 1-token request for m in its provider's protocol, with
-// the provider's key: OpenAI chat completions or Anthropic messages.
-func checkRequest(ctx context.Context, m *member) (*http.Request, error) {
-	body, err := json.Marshal(map[string]any{
-		"model":      m.upstreamModel,
-		"max_tokens": 1,
-		"messages":   []map[string]string{{"role": "user", "content": "ping"}},
+// callCheck sends m a 1-token request in its provider's protocol, with the
+// provider's key (OpenAI chat completions or Anthropic messages), the
+// token limit in the field named limitField, and reads the answer.
+func callCheck(ctx context.Context, m *member, limitField string) (status int, body []byte, err error) {
+	body, err = json.Marshal(map[string]any{
+		"model":    m.upstreamModel,
+		limitField: 1,
+		"messages": []map[string]string{{"role": "user", "content": "ping"}},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("build check request: %w", err)
+		return 0, nil, fmt.Errorf("build check request: %w", err)
 	}
 	path := "/chat/completions"
 	if m.provider.protocol == protoAnthropic {
@@ -121,12 +117,19 @@ func checkRequest(ctx context.Context, m *member) (*http.Request, error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.provider.url(path), bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("build check request: %w", err)
+		return 0, nil, fmt.Errorf("build check request: %w", err)
 	}
 	// As an OpenAI caller: Anthropic upstreams get the default version.
 	setUpstreamHeaders(req.Header, m.provider, protoOpenAI, nil)
 	req.Header.Set("User-Agent", "gateway-health-check")
-	return req, nil
+	// RoundTrip, not a Client: no redirect is followed with the key.
+	resp, err := m.provider.transport.RoundTrip(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err = io.ReadAll(io.LimitReader(resp.Body, checkAnswerLimit))
+	return resp.StatusCode, body, err
 }
 
 // callError describes a call that got no answer. Transport errors name the

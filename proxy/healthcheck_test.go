@@ -184,3 +184,38 @@ func TestCheckPoolUnknown(t *testing.T) {
 		t.Error("an unknown pool called the upstream")
 	}
 }
+
+// TestCheckPoolReasoningModel: an OpenAI reasoning model refuses max_tokens
+// and names max_completion_tokens; the check asks again with that field.
+func TestCheckPoolReasoningModel(t *testing.T) {
+	e := newEnv(t, proxy.Options{})
+	e.up.setRespond(func(w http.ResponseWriter, r *http.Request, req upstreamRequest) {
+		if _, ok := req.Body["max_tokens"]; ok && req.Body["model"] == "gpt-5" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}}`)
+			return
+		}
+		writeFakeCompletion(w, req)
+	})
+	e.addDeployment(models.Deployment{PublicName: "reasoning", UpstreamModel: "gpt-5"})
+	e.addDeployment(models.Deployment{PublicName: "reasoning", UpstreamModel: "gpt-4o"})
+	e.reload()
+	results, ok := e.proxy.CheckPool(context.Background(), "reasoning")
+	if !ok || len(results) != 2 || !results[0].OK || !results[1].OK {
+		t.Fatalf("results = %+v", results)
+	}
+	if n := e.up.count(); n != 3 {
+		t.Errorf("upstream got %d requests, want 3 (gpt-5 twice)", n)
+	}
+	e.up.mu.Lock()
+	defer e.up.mu.Unlock()
+	retried := false
+	for _, req := range e.up.reqs {
+		_, hasMax := req.Body["max_tokens"]
+		retried = retried || req.Body["model"] == "gpt-5" && req.Body["max_completion_tokens"] == 1.0 && !hasMax
+	}
+	if !retried {
+		t.Error("no gpt-5 request with max_completion_tokens: 1 alone")
+	}
+}

@@ -8,9 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -57,18 +59,24 @@ func artifactPath(t *testing.T, name string) string {
 	return filepath.Join(dir, name)
 }
 
+// TestBrowserLoginAndGrowAPool clicks through the Models page and the pool
+// status page as an admin does: sign in, grow a pool from the form, edit a
+// weight inline and watch the shares follow, then Check now against two real
+// upstreams, one healthy and one failing.
 func TestBrowserLoginAndGrowAPool(t *testing.T) {
 	ctx := browserContext(t)
 	g, _ := startGateway(t, testConfig("", t.TempDir()))
-	p := mustAPI(t, g, "POST", "/api/providers", map[string]any{
-		"name": "fake-openai", "api_type": "openai", "base_url": "http://127.0.0.1:1/v1", "api_key": testProviderKey,
-	}, http.StatusCreated)
-	providerID := fmt.Sprint(p["id"])
+	healthy := newFakeOpenAI(t)
+	failing, failingCalls := scriptedUpstream(t, http.StatusInternalServerError, "", 0)
+	healthyID := fmt.Sprint(addProvider(t, g, "healthy-openai", healthy.URL))
+	failingID := fmt.Sprint(addProvider(t, g, "failing-openai", failing.URL))
 	base := "http://" + g.AdminAddr()
 	pool := `[data-testid="pool"][data-public-name="team-pool"]`
+	row := func(n int) string { return fmt.Sprintf(`%s tbody tr:nth-child(%d)`, pool, n) }
+	member := func(n int) string { return fmt.Sprintf(`[data-testid="pool-members"] tbody tr:nth-child(%d)`, n) }
 
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
-	addEntry := func(publicName, upstream, weight string) chromedp.Action[chromedp.Void] {
+	addEntry := func(publicName, providerID, upstream, weight string) chromedp.Action[chromedp.Void] {
 		return chromedp.Steps(
 			chromedp.WaitVisible(css(`[data-testid="model-entry-form"]`)),
 			chromedp.SetValue(css(`#public_name`), publicName),
@@ -86,11 +94,40 @@ func TestBrowserLoginAndGrowAPool(t *testing.T) {
 		if err != nil {
 			t.Fatalf("text of %s: %v", sel, err)
 		}
-		return v
+		return strings.TrimSpace(v)
 	}
 	do := func(steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// waitText waits until the element's text is want: htmx swaps in place,
+	// so there is no navigation to wait for.
+	waitText := func(sel, want string) chromedp.Action[chromedp.Void] {
+		js := fmt.Sprintf(`(document.querySelector(%q)?.textContent ?? "").trim() === %q`, sel, want)
+		return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(10*time.Second)))
+			if err != nil {
+				return fmt.Errorf("wait for %s to read %q: %w", sel, want, err)
+			}
+			return nil
+		})
+	}
+	// htmxReady waits for htmx (a deferred script) to take over the page's
+	// forms: a click before that would post the form the plain way.
+	htmxReady := chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete" && !!window.htmx`,
+			chromedp.WithPollingTimeout(10*time.Second)))
+		return err
+	})
+	screenshot := func(name string) {
+		t.Helper()
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(artifactPath(t, name), shot, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -106,36 +143,120 @@ func TestBrowserLoginAndGrowAPool(t *testing.T) {
 		chromedp.Click(css(`[data-testid="login-submit"]`)),
 		chromedp.WaitVisible(css(`[data-testid="nav"]`)),
 		chromedp.Navigate(base+"/models"),
+		htmxReady,
 		// An invalid entry is refused in place, by htmx, without a reload.
-		addEntry("bad name", "m1", "1"),
+		addEntry("bad name", healthyID, "m1", "1"),
 		chromedp.WaitVisible(css(`[data-testid="error-public_name"]`)))
 	fieldError := text(`[data-testid="error-public_name"]`)
-	do(addEntry("team-pool", "upstream-a", "3"),
-		chromedp.WaitVisible(css(pool)))
-	do(addEntry("team-pool", "upstream-b", ""),
-		chromedp.WaitVisible(css(pool+` [data-testid="pool-member-count"][data-count="2"]`)))
-	count := text(pool + ` [data-testid="pool-member-count"]`)
-	rows := text(pool + ` tbody`)
-	page, err := chromedp.Run(ctx, chromedp.Location())
-	if err != nil {
-		t.Fatal(err)
-	}
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
 	if wrongLogin == "" || fieldError == "" {
 		t.Fatalf("errors not shown: login %q, field %q", wrongLogin, fieldError)
 	}
-	if count != "2 members" || page != base+"/models" {
-		t.Fatalf("pool shows %q on %s, want 2 members on /models", count, page)
-	}
-	if !containsAll(rows, "upstream-a", "upstream-b", "unset", "3") {
-		t.Fatalf("pool rows = %q, want both upstreams and the unset weight", rows)
-	}
-	if err := os.WriteFile(artifactPath(t, "models-page.png"), shot, 0o644); err != nil {
+
+	// Two entries with one public name: one pool of two members, and the
+	// shares the router gives them (the unset weight gets nothing).
+	do(addEntry("team-pool", healthyID, "upstream-a", "3"),
+		chromedp.WaitVisible(css(pool)))
+	do(addEntry("team-pool", failingID, "upstream-b", ""),
+		chromedp.WaitVisible(css(pool+` [data-testid="pool-member-count"][data-count="2"]`)),
+		htmxReady)
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
 		t.Fatal(err)
 	}
+	if count := text(pool + ` [data-testid="pool-member-count"]`); count != "2 members" || loc != base+"/models" {
+		t.Fatalf("pool shows %q on %s, want 2 members on /models", count, loc)
+	}
+	if rows := text(pool + ` tbody`); !containsAll(rows, "upstream-a", "upstream-b", "unset", "3", "healthy-openai", "failing-openai") {
+		t.Fatalf("pool rows = %q, want both upstreams and the unset weight", rows)
+	}
+	shareA, shareB := text(row(1)+` [data-testid="entry-share-value"]`), text(row(2)+` [data-testid="entry-share-value"]`)
+	if shareA != "100%" || shareB != "0%" {
+		t.Fatalf("shares %s / %s, want 100%% / 0%%", shareA, shareB)
+	}
+
+	// Edit b's weight inline: the group is swapped in place and both shares follow.
+	do(chromedp.Click(css(row(2)+` [data-testid="entry-weight-edit"]`)),
+		chromedp.WaitVisible(css(row(2)+` [data-testid="weight-input"]`)),
+		chromedp.SendKeys(css(row(2)+` [data-testid="weight-input"]`), "1"),
+		chromedp.Click(css(row(2)+` [data-testid="weight-form"] button`)),
+		waitText(row(2)+` [data-testid="entry-share-value"]`, "25%"))
+	if got := text(row(1) + ` [data-testid="entry-share-value"]`); got != "75%" {
+		t.Fatalf("after weight 1 for b, a's share is %s, want 75%%", got)
+	}
+	if got := text(row(2) + ` [data-testid="entry-weight"]`); got != "1" {
+		t.Fatalf("b's weight shows %q, want 1", got)
+	}
+	// A fallback list, set in place.
+	do(chromedp.Click(css(pool+` [data-kind="general"] [data-testid="fallback-edit"]`)),
+		chromedp.WaitVisible(css(pool+` [data-kind="general"] [data-testid="fallback-input"]`)),
+		chromedp.SendKeys(css(pool+` [data-kind="general"] [data-testid="fallback-input"]`), "backup-pool"),
+		chromedp.Click(css(pool+` [data-kind="general"] [data-testid="fallback-form"] button`)),
+		chromedp.WaitVisible(css(pool+` [data-kind="general"] [data-testid="fallback-target"]`)))
+	if loc, _ := chromedp.Run(ctx, chromedp.Location()); loc != base+"/models" {
+		t.Fatalf("an inline edit navigated to %s", loc)
+	}
+	screenshot("models-page.png")
+
+	// The pool status page: loading it calls no upstream; Check now calls both.
+	do(chromedp.Click(css(pool+` [data-testid="pool-status-link"]`)),
+		chromedp.WaitVisible(css(`[data-testid="check-now"]`)),
+		chromedp.WaitVisible(css(member(2)+` [data-testid="member-never-checked"]`)),
+		htmxReady)
+	if n := failingCalls.Load(); n != 0 {
+		t.Fatalf("loading the pool status page called the failing upstream %d times", n)
+	}
+	if got := text(member(1) + ` [data-testid="member-planned-share"]`); got != "75%" {
+		t.Fatalf("planned share of a on the status page: %s", got)
+	}
+	do(chromedp.Click(css(`[data-testid="check-now"]`)),
+		chromedp.WaitVisible(css(`[data-testid="check-summary"]`)))
+	loc, _ = chromedp.Run(ctx, chromedp.Location())
+	summary := text(`[data-testid="check-summary"]`)
+	okStatus, badStatus := text(member(1)+` [data-testid="member-check-status"]`), text(member(2)+` [data-testid="member-check-status"]`)
+	badError := text(member(2) + ` [data-testid="member-check-error"]`)
+	shareA, shareB = text(member(1)+` [data-testid="member-share"]`), text(member(2)+` [data-testid="member-share"]`)
+	screenshot("pool-status-page.png")
+	if loc != base+"/pools/team-pool" {
+		t.Errorf("Check now left the page for %s", loc)
+	}
+	if !strings.Contains(summary, "1 ok, 1 failed") || okStatus != "ok" || badStatus != "failed" ||
+		!strings.Contains(badError, "HTTP 500: scripted 500") {
+		t.Errorf("check results: %q; a %q; b %q %q", summary, okStatus, badStatus, badError)
+	}
+	if shareA != "100%" || shareB != "0%" {
+		t.Errorf("current shares after b failed its check: %s / %s, want 100%% / 0%%", shareA, shareB)
+	}
+	if n := failingCalls.Load(); n != 1 {
+		t.Errorf("the failing upstream got %d calls, want the 1 check", n)
+	}
+
+	// Delete asks first: dismissed, nothing happens; accepted, the group
+	// re-renders with one member, and without any once the last is gone.
+	var accept atomic.Bool
+	var confirms atomic.Int64
+	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for _, err := range dialogs {
+			if err != nil {
+				return
+			}
+			confirms.Add(1)
+			chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept.Load()}) //nolint:errcheck // the test fails below if the dialog stays
+		}
+	}()
+	do(chromedp.Navigate(base+"/models"),
+		chromedp.WaitVisible(css(pool)),
+		htmxReady,
+		chromedp.Click(css(row(2)+` [data-testid="entry-delete"]`)),
+		chromedp.Sleep(300*time.Millisecond))
+	if n := text(pool + ` [data-testid="pool-member-count"]`); n != "2 members" || confirms.Load() != 1 {
+		t.Fatalf("after a dismissed delete: %q, %d confirmations", n, confirms.Load())
+	}
+	accept.Store(true)
+	do(chromedp.Click(css(row(2)+` [data-testid="entry-delete"]`)),
+		waitText(pool+` [data-testid="pool-member-count"]`, "1 member"),
+		chromedp.Click(css(row(1)+` [data-testid="entry-delete"]`)),
+		chromedp.WaitNotPresent(css(pool)))
 }
 
 func containsAll(s string, subs ...string) bool {

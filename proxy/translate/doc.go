@@ -16,6 +16,18 @@
 //   - ErrorToChat and ErrorToMessages reshape an upstream error body;
 //     ClassifyError tells the fallback kinds apart.
 //
+// The OpenAI Responses API (Codex speaks only it) is a third caller
+// protocol, translated one way: ResponsesToChat and ResponsesToMessages turn
+// a Responses request into a chat or an Anthropic request;
+// ChatResponseToResponses, MessagesResponseToResponses, ChatToResponsesStream
+// and MessagesToResponsesStream turn the answer back into a response object
+// or the Responses event stream; ErrorToResponses reshapes errors and
+// ResponsesUsage reads usage. What needs stored state (previous_response_id,
+// store: true, conversation) is refused: the gateway keeps none, and Codex
+// sends the whole conversation with store: false. Anthropic thinking goes out
+// as reasoning items whose encrypted_content carries the signed block, and
+// comes back in later requests as that block.
+//
 // Token counts are reported in OpenAI's meaning: see Usage.
 //
 // What has no counterpart in the other protocol is dropped on purpose; the

@@ -3,7 +3,7 @@ package translate
 // droppedField is a request field that has no counterpart in the other
 // protocol and is therefore left out of the translated request.
 type droppedField struct {
-	From   string // the caller's protocol the field is read from: "openai" or "anthropic"
+	From   string // the caller's protocol the field is read from: "openai", "anthropic" or "responses"
 	Path   string // the field; a plain name is a top-level member
 	Reason string
 }
@@ -63,5 +63,33 @@ func droppedFields() []droppedField {
 		{"anthropic", "messages[assistant].content[] server_tool_use, *_tool_result, mcp_tool_use, mcp_tool_result", "results of server tools OpenAI cannot run"},
 		{"anthropic", "messages[].content[].citations, document citations and context", "OpenAI has no citations"},
 		{"anthropic", "tool_result.is_error", "OpenAI tool messages have no error flag; the content still goes"},
+
+		// Responses caller, OpenAI chat or Anthropic upstream (ResponsesToChat,
+		// ResponsesToMessages). The path names the target in parentheses: to
+		// chat, to anthropic, or both.
+		{"responses", "include (both)", "asks OpenAI for extra output; reasoning items carry Anthropic's signed thinking whether asked or not"},
+		{"responses", "metadata (both)", "tags of stored responses, and no response is stored"},
+		{"responses", "prompt_cache_key (both)", "Anthropic caches at cache_control breakpoints; OpenAI caches prefixes without it, and compatible servers may refuse it"},
+		{"responses", "prompt_cache_retention (both)", "as prompt_cache_key"},
+		{"responses", "service_tier (both)", "tiers are named and billed differently"},
+		{"responses", "truncation (both)", "auto lets OpenAI drop the conversation's start; the upstream gets all of it, and refuses what does not fit (the gateway's context-window fallbacks act on that)"},
+		{"responses", "top_logprobs (both)", "the translated answers carry no log probabilities"},
+		{"responses", "max_tool_calls (both)", "it limits built-in tools, which are dropped"},
+		{"responses", "stream_options (both)", "OpenAI's obfuscation of stream deltas"},
+		{"responses", "text.verbosity (both)", "no counterpart that every upstream accepts"},
+		{"responses", "reasoning.summary (both)", "reasoning comes back as a summary whenever the upstream gives any"},
+		{"responses", "tools[] of a built-in type: web_search…, file_search, code_interpreter, image_generation, computer_use…, mcp, local_shell, shell, apply_patch, tool_search (both)", "they run on OpenAI's side"},
+		{"responses", "tools[] of type custom, freeform or with a grammar (both)", "no counterpart; Codex sends them only for OpenAI's own model names, and edits through its shell tool without them"},
+		{"responses", "input[] items of built-in tools: web_search_call, file_search_call, code_interpreter_call, image_generation_call, computer_call(_output), mcp_*, tool_search_* (both)", "OpenAI ran them; the model's later text says what came of them"},
+		{"responses", "input[].id and status of items (both)", "OpenAI's bookkeeping; call_id ties outputs to calls"},
+		{"responses", "input[assistant].phase (both)", "labels commentary for OpenAI's Codex models only"},
+		{"responses", "input[].content[].detail of input_image (both)", "the upstream picks the resolution itself"},
+		{"responses", "input[] reasoning items (to chat)", "chat takes no reasoning back"},
+		{"responses", "input[] reasoning items not written by this package from Anthropic thinking, and all of them with thinking off (to anthropic)", "OpenAI's encrypted reasoning can be read only by OpenAI"},
+		{"responses", "tools[].strict (to anthropic)", "Anthropic's strict tools need a beta; the schema still goes"},
+		{"responses", "text.format of type json_object (to anthropic)", "Anthropic has JSON output only with a schema; json_schema becomes output_config.format"},
+		{"responses", "text.format name, description, strict (to anthropic)", "Anthropic's output format holds only the schema, and is always strict"},
+		{"responses", "temperature, top_p with thinking on (to anthropic)", "Anthropic refuses them beside thinking"},
+		{"responses", "reasoning.effort where thinking cannot be on (to anthropic)", "a forced tool_choice, a max_output_tokens too small for a budget, or a last tool-use turn without its thinking: see thinkingBudget"},
 	}
 }

@@ -330,11 +330,11 @@ type summaryDoneEvent struct {
 
 // chatAnswer is an OpenAI non-streaming answer, read by ChatResponseToResponses.
 type chatAnswer struct {
-	ID      string            `json:"id"`
-	Created int64             `json:"created"`
-	Model   string            `json:"model"`
+	ID      string             `json:"id"`
+	Created int64              `json:"created"`
+	Model   string             `json:"model"`
 	Choices []chatAnswerChoice `json:"choices"`
-	Usage   *chatAnswerUsage  `json:"usage"`
+	Usage   *chatAnswerUsage   `json:"usage"`
 }
 
 type chatAnswerChoice struct {
@@ -366,11 +366,11 @@ func (u *chatAnswerUsage) reasoningTokens() int64 {
 // chatStreamChunk is a chunk as an upstream sends it, read by
 // ChatToResponsesStream.
 type chatStreamChunk struct {
-	ID      string              `json:"id"`
-	Model   string              `json:"model"`
-	Choices []chatStreamChoice  `json:"choices"`
-	Usage   *chatAnswerUsage    `json:"usage"`
-	Error   json.RawMessage     `json:"error"`
+	ID      string             `json:"id"`
+	Model   string             `json:"model"`
+	Choices []chatStreamChoice `json:"choices"`
+	Usage   *chatAnswerUsage   `json:"usage"`
+	Error   json.RawMessage    `json:"error"`
 }
 
 type chatStreamChoice struct {

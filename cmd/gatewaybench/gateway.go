@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"gateway/models"
+	"gateway/proxy"
+)
+
+// gatewayUnderTest is the gateway's proxy built from its packages, the way
+// cmd/gateway's Start builds it, on a SQLite database in a temporary
+// directory. What Start adds besides (the admin listener, following other
+// replicas, pruning old logs) is off the proxied request's path.
+type gatewayUnderTest struct {
+	db    *models.DB
+	store *models.Store
+	proxy *proxy.Server
+	srv   *server
+	key   string // the virtual key callers send
+}
+
+// startGateway seeds two pools in front of upstream, loads the routing table
+// and starts serving. The logger is the gateway's default (info), so that a
+// per-request log line, if there is one, is formatted as in production.
+func startGateway(ctx context.Context, dataDir, upstream string, logger *slog.Logger) (g *gatewayUnderTest, err error) {
+	g = &gatewayUnderTest{}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, g.close(context.WithoutCancel(ctx)))
+			g = nil
+		}
+	}()
+	if err := g.openStore(ctx, dataDir); err != nil {
+		return g, err
+	}
+	if g.key, err = seed(ctx, g.store, upstream); err != nil {
+		return g, err
+	}
+	g.proxy = proxy.New(g.store, proxy.Options{Logger: logger})
+	if err := g.proxy.Reload(ctx); err != nil {
+		return g, err
+	}
+	g.srv, err = serve(g.proxy, slog.NewLogLogger(logger.Handler(), slog.LevelWarn))
+	return g, err
+}
+
+func (g *gatewayUnderTest) openStore(ctx context.Context, dataDir string) error {
+	db, err := models.Open(ctx, "", dataDir)
+	if err != nil {
+		return err
+	}
+	g.db = db
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	secret, err := models.LoadOrCreateSecret("", dataDir)
+	if err != nil {
+		return err
+	}
+	cipher, err := models.NewCipher(secret)
+	if err != nil {
+		return err
+	}
+	g.store = models.NewStore(db, cipher)
+	return nil
+}
+
+// poolWeights are the members' weights in both pools.
+var poolWeights = []float64{5, 3, 2}
+
+// seed creates an OpenAI pool and an Anthropic pool of three providers each,
+// all pointing at upstream, and a virtual key without limits.
+func seed(ctx context.Context, store *models.Store, upstream string) (string, error) {
+	pools := []struct{ apiType, public, upstreamModel, baseURL string }{
+		{models.APITypeOpenAI, poolOpenAI, "gpt-bench", upstream + "/v1"},
+		{models.APITypeAnthropic, poolAnthropic, "claude-bench", upstream},
+	}
+	for _, pool := range pools {
+		for i, weight := range poolWeights {
+			p := &models.Provider{Name: fmt.Sprintf("%s-%d", pool.public, i+1), APIType: pool.apiType, BaseURL: pool.baseURL}
+			if err := store.CreateProvider(ctx, p, fmt.Sprintf("sk-upstream-%s-%d", pool.public, i+1)); err != nil {
+				return "", err
+			}
+			// Prices make the gateway compute a cost, as it does for real models.
+			d := &models.Deployment{PublicName: pool.public, ProviderID: p.ID, UpstreamModel: pool.upstreamModel,
+				Weight: &weight, InputPrice: 2.5, OutputPrice: 10, Enabled: true}
+			if err := store.CreateDeployment(ctx, d); err != nil {
+				return "", err
+			}
+		}
+	}
+	return store.CreateKey(ctx, &models.VirtualKey{Name: "gatewaybench"})
+}
+
+// waitLogged waits until the request-log writer has written (or dropped)
+// a row for each of the sent requests, for at most timeout, and returns how
+// many it is still behind.
+func (g *gatewayUnderTest) waitLogged(ctx context.Context, sent int64, timeout time.Duration) int64 {
+	deadline := time.Now().Add(timeout)
+	for {
+		var written int64
+		err := g.store.DB().WithContext(ctx).Model(&models.RequestLog{}).Count(&written).Error
+		behind := sent - written - g.proxy.LogsDropped()
+		if err != nil || behind <= 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			return behind
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// shares is the fraction of each pool member's requests in its pool, by
+// provider name.
+func (g *gatewayUnderTest) shares() map[string]map[string]float64 {
+	totals := map[string]int64{}
+	for _, s := range g.proxy.Stats() {
+		totals[s.PublicName] += s.Requests
+	}
+	out := map[string]map[string]float64{}
+	for _, s := range g.proxy.Stats() {
+		if out[s.PublicName] == nil {
+			out[s.PublicName] = map[string]float64{}
+		}
+		if totals[s.PublicName] > 0 {
+			out[s.PublicName][s.Provider] = float64(s.Requests) / float64(totals[s.PublicName])
+		}
+	}
+	return out
+}
+
+// close stops the server, flushes the request logs and closes the database,
+// in the order cmd/gateway shuts down.
+func (g *gatewayUnderTest) close(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var errs []error
+	if g.srv != nil {
+		errs = append(errs, g.srv.shutdown(ctx))
+	}
+	if g.proxy != nil {
+		errs = append(errs, g.proxy.Close(ctx))
+	}
+	if g.db != nil {
+		errs = append(errs, g.db.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tableRow matches a row of the results table: case, concurrency, target,
+// and the errors column last.
+var tableRow = regexp.MustCompile(`(?m)^(\S+)\s+(\d+)\s+(direct|proxy|gateway)\s+.*\s(\d+)\s*$`)
+
+// TestBenchmarkSmoke runs the whole benchmark briefly at concurrency 1 and
+// checks that every case and target has a row and that every request
+// succeeded. It asserts no timing.
+func TestBenchmarkSmoke(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"-duration", "60ms", "-warmup", "20ms", "-rounds", "1", "-concurrency", "1", "-chunks", "5"}
+	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\nstdout:\n%s\nstderr:\n%s", err, &stdout, &stderr)
+	}
+	rows := tableRow.FindAllStringSubmatch(stdout.String(), -1)
+	if got, want := len(rows), len(allCases())*3; got != want {
+		t.Fatalf("table rows: got %d, want %d\n%s", got, want, &stdout)
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		seen[r[1]+" "+r[3]] = true
+		if r[2] != "1" || r[4] != "0" {
+			t.Errorf("row %q: want concurrency 1 and 0 errors", r[0])
+		}
+	}
+	for _, c := range allCases() {
+		for _, target := range []string{targetDirect, targetProxy, targetGateway} {
+			if !seen[c.name+" "+target] {
+				t.Errorf("no row for %s against %s", c.name, target)
+			}
+		}
+	}
+	// Every member of both pools served some of the gateway's requests.
+	for _, pool := range []string{poolOpenAI, poolAnthropic} {
+		for i := range poolWeights {
+			if member := fmt.Sprintf("%s-%d 0.00", pool, i+1); strings.Contains(stdout.String(), member) {
+				t.Errorf("pool member %s served nothing:\n%s", member, &stdout)
+			}
+		}
+	}
+}
+
+func TestStreamsModeSmoke(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"-streams", "50", "-chunks", "5", "-chunk-gap", "20ms"}
+	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\nstdout:\n%s\nstderr:\n%s", err, &stdout, &stderr)
+	}
+	completed := regexp.MustCompile(`(?m)^\s+(direct|proxy|gateway)\s+50 of 50 completed, 0 failed`)
+	if got := len(completed.FindAllString(stdout.String(), -1)); got != 3 {
+		t.Errorf("want all 50 streams completed on each of 3 targets, got %d targets:\n%s", got, &stdout)
+	}
+}
+
+func TestSoakModeSmoke(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"-soak", "600ms", "-soak-every", "200ms", "-warmup", "10ms"}
+	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\nstdout:\n%s\nstderr:\n%s", err, &stdout, &stderr)
+	}
+	out := stdout.String()
+	if got := strings.Count(out, "\n  t="); got != 4 {
+		t.Errorf("want a baseline and 3 samples, got %d:\n%s", got, out)
+	}
+	if !strings.Contains(out, "soak: all ") {
+		t.Errorf("want every soak request to succeed:\n%s", out)
+	}
+}
+
+func TestPeakOpen(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		name    string
+		streams []openStream
+		want    int
+	}{
+		{"none", nil, 0},
+		{"disjoint", []openStream{{firstByte: 0, end: ms}, {firstByte: 2 * ms, end: 3 * ms}}, 1},
+		{"touching is not overlapping", []openStream{{firstByte: 0, end: ms}, {firstByte: ms, end: 2 * ms}}, 1},
+		{"nested", []openStream{{firstByte: 0, end: 9 * ms}, {firstByte: ms, end: 2 * ms}, {firstByte: ms, end: 3 * ms}}, 3},
+		{"failed ones do not count", []openStream{{firstByte: 0, end: 9 * ms}, {err: fmt.Errorf("cut")}}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := peakOpen(tt.streams); got != tt.want {
+				t.Errorf("got %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	sorted := []time.Duration{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	tests := []struct {
+		p    float64
+		want time.Duration
+	}{{0.5, 5}, {0.99, 10}, {0.1, 1}, {1, 10}}
+	for _, tt := range tests {
+		if got := percentile(sorted, tt.p); got != tt.want {
+			t.Errorf("percentile(%v): got %d, want %d", tt.p, got, tt.want)
+		}
+	}
+	if got := percentile(nil, 0.5); got != 0 {
+		t.Errorf("percentile of nothing: got %d, want 0", got)
+	}
+}
+
+func TestJSONTrue(t *testing.T) {
+	tests := []struct {
+		body, key string
+		want      bool
+	}{
+		{`{"stream":true}`, "stream", true},
+		{`{"stream" : true}`, "stream", true},
+		{`{"stream":false,"stream_options":{"include_usage":true}}`, "stream", false},
+		{`{"stream_options":{"include_usage":true},"stream":true}`, "include_usage", true},
+		{`{"messages":[{"content":"say \"stream\": true"}]}`, "stream", false},
+	}
+	for _, tt := range tests {
+		if got := jsonTrue([]byte(tt.body), tt.key); got != tt.want {
+			t.Errorf("jsonTrue(%s, %q): got %v, want %v", tt.body, tt.key, got, tt.want)
+		}
+	}
+}

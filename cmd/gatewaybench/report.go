@@ -1,0 +1,185 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// table is the results with a way to find one target's row of a block.
+type table []summary
+
+func (t table) find(c *benchCase, conc int, target string) *summary {
+	for i := range t {
+		if t[i].c == c && t[i].conc == conc && t[i].target == target {
+			return &t[i]
+		}
+	}
+	return nil
+}
+
+// printTable writes one row per case, concurrency and target. Overheads are
+// p50 differences: over direct for the proxy and the gateway, and over the
+// proxy for the gateway, where "ovh" is the gateway's overhead over direct
+// divided by the proxy's (the issue's 1.3× target).
+func printTable(w io.Writer, t table) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "case\tc\ttarget\tp50\tp99\tover direct\tover proxy\treq/s\tttfb p50\tallocs/req\town allocs\tpeak RSS MiB\terrors\t")
+	for i := range t {
+		s := &t[i]
+		direct, proxy := t.find(s.c, s.conc, targetDirect), t.find(s.c, s.conc, targetProxy)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%d\t\n",
+			s.c.name, s.conc, s.target, fmtDur(s.p50), fmtDur(s.p99),
+			overDirect(s, direct), overProxy(s, direct, proxy), reqPerSec(s, proxy), ttfbCell(s, proxy),
+			s.allocsPerReq, ownAllocs(s, direct), mib(s.peakRSS), s.failed)
+	}
+	return tw.Flush()
+}
+
+func overDirect(s, direct *summary) string {
+	if s.target == targetDirect || direct == nil || direct.p50 == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s %.2f×", fmtDelta(s.p50-direct.p50), float64(s.p50)/float64(direct.p50))
+}
+
+func overProxy(s, direct, proxy *summary) string {
+	if s.target != targetGateway || direct == nil || proxy == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%s ovh %s", fmtDelta(s.p50-proxy.p50), overheadRatio(s, direct, proxy))
+}
+
+// overheadRatio is the gateway's p50 overhead over direct divided by the
+// proxy's; noise can make the proxy's overhead zero or less at low load.
+func overheadRatio(gw, direct, proxy *summary) string {
+	ovhProxy := proxy.p50 - direct.p50
+	if ovhProxy <= 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f×", float64(gw.p50-direct.p50)/float64(ovhProxy))
+}
+
+func reqPerSec(s, proxy *summary) string {
+	if s.target != targetGateway || proxy == nil || proxy.rps == 0 {
+		return fmt.Sprintf("%.0f", s.rps)
+	}
+	return fmt.Sprintf("%.0f (%.0f%%)", s.rps, 100*s.rps/proxy.rps)
+}
+
+func ttfbCell(s, proxy *summary) string {
+	if !s.c.stream {
+		return "-"
+	}
+	if s.target != targetGateway || proxy == nil {
+		return fmtDur(s.ttfb50)
+	}
+	return fmt.Sprintf("%s (%s)", fmtDur(s.ttfb50), fmtDelta(s.ttfb50-proxy.ttfb50))
+}
+
+// ownAllocs subtracts what the load generator and the upstream allocate,
+// measured on the direct target.
+func ownAllocs(s, direct *summary) string {
+	if s.target == targetDirect || direct == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", s.allocsPerReq-direct.allocsPerReq)
+}
+
+// printTargets checks the results against the targets of issue 8 that the
+// table can answer; memory over time and 1,000 streams are -soak and -streams.
+func printTargets(w io.Writer, t table, cases []benchCase, concurrency []int) {
+	fmt.Fprintln(w, "\nTargets (issue 8):")
+	lo, hi := slices.Min(concurrency), slices.Max(concurrency)
+	for i := range cases {
+		c := &cases[i]
+		if d, p, g := t.find(c, lo, targetDirect), t.find(c, lo, targetProxy), t.find(c, lo, targetGateway); lo == 1 && g != nil {
+			ok := p.p50 > d.p50 && float64(g.p50-d.p50) <= 1.3*float64(p.p50-d.p50)
+			fmt.Fprintf(w, "  %-16s p50 overhead at c=1: gateway %s, proxy %s → %s the proxy's (≤ 1.30×) %s\n",
+				c.name, fmtDelta(g.p50-d.p50), fmtDelta(p.p50-d.p50), overheadRatio(g, d, p), verdict(ok))
+		}
+		if p, g := t.find(c, hi, targetProxy), t.find(c, hi, targetGateway); hi == 64 && g != nil && p.rps > 0 {
+			fmt.Fprintf(w, "  %-16s req/s at c=64: gateway %.0f, proxy %.0f → %.0f%% (≥ 80%%) %s\n",
+				c.name, g.rps, p.rps, 100*g.rps/p.rps, verdict(g.rps >= 0.8*p.rps))
+		}
+		if !c.stream {
+			continue
+		}
+		var deltas []string
+		worst := time.Duration(0)
+		for _, conc := range concurrency {
+			if p, g := t.find(c, conc, targetProxy), t.find(c, conc, targetGateway); g != nil {
+				deltas = append(deltas, fmt.Sprintf("c=%d %s", conc, fmtDelta(g.ttfb50-p.ttfb50)))
+				worst = max(worst, g.ttfb50-p.ttfb50)
+			}
+		}
+		fmt.Fprintf(w, "  %-16s TTFB p50 gateway − proxy: %s (≤ +1ms) %s\n", c.name, strings.Join(deltas, ", "), verdict(worst <= time.Millisecond))
+	}
+	fmt.Fprintln(w, "  memory flat over time: -soak 60s; 1,000 open streams: -streams 1000")
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "MISSED"
+}
+
+// fmtDur shows a duration in µs below 10 ms, in ms below 10 s, else in s.
+func fmtDur(d time.Duration) string {
+	switch {
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
+
+// fmtDelta is a signed difference in µs.
+func fmtDelta(d time.Duration) string { return fmt.Sprintf("%+dµs", d.Microseconds()) }
+
+func printLegend(w io.Writer, cases []benchCase) {
+	fmt.Fprintln(w, "\nCases:")
+	for _, c := range cases {
+		fmt.Fprintf(w, "  %-16s %s, %d-byte request\n", c.name, c.about, len(c.body))
+	}
+	fmt.Fprintln(w, "over direct: p50 difference and ratio; over proxy: p50 difference, and ovh = the gateway's overhead over direct ÷ the proxy's;")
+	fmt.Fprintln(w, "req/s (%): the gateway's share of the proxy's; ttfb (…): gateway − proxy; allocs/req: the whole process's")
+	fmt.Fprintln(w, "(load generator and upstream included); own allocs: minus the direct target's; peak RSS: the process's, per run.")
+}
+
+// printGatewayState shows what the gateway's pools and log writer did over
+// the whole benchmark, warm-ups included.
+func printGatewayState(w io.Writer, e *env) {
+	fmt.Fprintln(w, "\nGateway:")
+	shares := e.gateway.shares()
+	for _, pool := range []string{poolOpenAI, poolAnthropic} {
+		var parts []string
+		for i := range poolWeights {
+			name := fmt.Sprintf("%s-%d", pool, i+1)
+			parts = append(parts, fmt.Sprintf("%s %.2f", name, shares[pool][name]))
+		}
+		fmt.Fprintf(w, "  pool %s shares (weights 5/3/2 → 0.50/0.30/0.20): %s\n", pool, strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, "  request logs dropped: %d\n", e.gateway.proxy.LogsDropped())
+}
+
+func minBody(cases []benchCase) int {
+	n := len(cases[0].body)
+	for _, c := range cases {
+		n = min(n, len(c.body))
+	}
+	return n
+}
+
+func maxBody(cases []benchCase) int {
+	n := 0
+	for _, c := range cases {
+		n = max(n, len(c.body))
+	}
+	return n
+}

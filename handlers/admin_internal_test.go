@@ -1,0 +1,149 @@
+package handlers
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestProviderModelsURL(t *testing.T) {
+	for _, c := range []struct {
+		apiType, base, want string
+	}{
+		{"openai", "https://api.openai.com/v1", "https://api.openai.com/v1/models"},
+		{"openai", "https://api.openai.com/v1/", "https://api.openai.com/v1/models"},
+		{"openai", "https://api.openai.com", "https://api.openai.com/v1/models"},
+		{"openai", "https://example.com/openai/v1?api-version=2024", "https://example.com/openai/v1/models?api-version=2024"},
+		{"anthropic", "https://api.anthropic.com", "https://api.anthropic.com/v1/models"},
+		{"anthropic", "https://api.anthropic.com/", "https://api.anthropic.com/v1/models"},
+		{"anthropic", "https://api.anthropic.com/v1/", "https://api.anthropic.com/v1/models"},
+		{"anthropic", "https://proxy.example.com/anthropic", "https://proxy.example.com/anthropic/v1/models"},
+	} {
+		got, err := providerModelsURL(c.apiType, c.base)
+		if err != nil || got != c.want {
+			t.Errorf("providerModelsURL(%s, %s) = %q, %v; want %q", c.apiType, c.base, got, err, c.want)
+		}
+	}
+	for _, bad := range [][2]string{{"openai", "ftp://x"}, {"openai", "not a url"}, {"azure", "https://x"}} {
+		if _, err := providerModelsURL(bad[0], bad[1]); err == nil {
+			t.Errorf("providerModelsURL(%s, %s) accepted", bad[0], bad[1])
+		}
+	}
+}
+
+func TestMaskSecrets(t *testing.T) {
+	const key = "custom-provider-key-abcdef"
+	for in, want := range map[string]string{
+		"Incorrect API key provided: sk-proj-abc123*****wxyz.": "Incorrect API key provided: sk-….",
+		"invalid x-api-key sk-ant-api03-AbC_d-eF":              "invalid x-api-key sk-…",
+		"the key " + key + " is wrong":                         "the key … is wrong",
+		"nothing secret here":                                  "nothing secret here",
+	} {
+		if got := maskSecrets(in, key); got != want {
+			t.Errorf("maskSecrets(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAnswerMessage(t *testing.T) {
+	for _, c := range []struct {
+		ok   bool
+		body string
+		want string
+	}{
+		{true, `{"data":[{"id":"a"}]}`, "1 model listed"},
+		{true, `not json`, ""},
+		{false, `{"error":{"message":"bad key"}}`, "bad key"},
+		{false, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`, "invalid x-api-key"},
+		{false, `{"error":"plain"}`, "plain"},
+		{false, `<html>  Bad
+		Gateway </html>`, "<html> Bad Gateway </html>"},
+		{false, ``, "502 Bad Gateway"},
+	} {
+		if got := answerMessage(c.ok, "502 Bad Gateway", []byte(c.body)); got != c.want {
+			t.Errorf("answerMessage(%v, %q) = %q, want %q", c.ok, c.body, got, c.want)
+		}
+	}
+}
+
+// TestBarChart: one rectangle per non-zero value, stacked, inside the plot.
+func TestBarChart(t *testing.T) {
+	axis := chartAxis{ticks: []string{"a", "b", "c", "d"}, tips: []string{"A", "B", "C", "D"}}
+	c := barChart("Requests", "chart-x", axis, []chartSeries{
+		{"ok", 0, []float64{3, 0, 5, 1}},
+		{"failed", 1, []float64{1, 0, 0, 2}},
+	}, compact)
+	if len(c.Bars) != 5 {
+		t.Fatalf("%d bars, want 5 (one per non-zero value)", len(c.Bars))
+	}
+	if c.Empty || len(c.Legend) != 2 || len(c.YTicks) != 3 || c.YTicks[2].Label != "5" {
+		t.Errorf("chart: empty %v, legend %v, y ticks %v", c.Empty, c.Legend, c.YTicks)
+	}
+	for _, b := range c.Bars {
+		if b.X < chartLeft || b.X+b.W > chartRight || b.Y < chartTop-0.01 || b.Y+b.H > chartBottom+0.01 {
+			t.Errorf("bar %+v outside the plot", b)
+		}
+	}
+	// The failed bar of slot a sits on its ok bar: 3 + 1 of a scale of 5.
+	ok, failed := c.Bars[0], c.Bars[1]
+	if failed.Series != 1 || !near(failed.Y+failed.H, ok.Y) || !near(ok.H, 3*(chartBottom-chartTop)/5) {
+		t.Errorf("stacking: ok %+v failed %+v", ok, failed)
+	}
+	if !strings.HasPrefix(failed.Label, "A · failed: 1") {
+		t.Errorf("tooltip %q", failed.Label)
+	}
+	empty := barChart("Cost", "chart-y", axis, []chartSeries{{"cost", 0, make([]float64, 4)}}, money)
+	if !empty.Empty || len(empty.Bars) != 0 {
+		t.Errorf("an all-zero chart: %+v", empty)
+	}
+}
+
+func TestLineChart(t *testing.T) {
+	axis := chartAxis{ticks: []string{"a", "b", "c"}, tips: []string{"A", "B", "C"}}
+	c := lineChart("Latency", "chart-l", axis, []float64{100, 0, 250}, []bool{true, false, true}, latency)
+	if len(c.Points) != 2 || strings.Count(c.Line, ",") != 2 || c.Empty {
+		t.Errorf("line: %q, %d points", c.Line, len(c.Points))
+	}
+	if c := lineChart("Latency", "chart-l", axis, make([]float64, 3), make([]bool, 3), latency); !c.Empty || c.Line != "" {
+		t.Errorf("a line without points: %+v", c)
+	}
+}
+
+func TestNiceCeil(t *testing.T) {
+	for in, want := range map[float64]float64{0: 1, 0.3: 0.5, 1: 1, 3: 5, 7: 10, 120: 200, 2400: 2500, 0.004: 0.005} {
+		if got := niceCeil(in); !near(got, want) {
+			t.Errorf("niceCeil(%v) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestUsageReportBuckets(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 34, 0, 0, time.UTC)
+	rep := newUsageReport(usageWindows[1], now) // 24 h by the hour
+	if len(rep.buckets) != 24 || !rep.until.Equal(time.Date(2026, 3, 1, 13, 0, 0, 0, time.UTC)) ||
+		!rep.since.Equal(time.Date(2026, 2, 28, 13, 0, 0, 0, time.UTC)) {
+		t.Fatalf("window %v – %v, %d buckets", rep.since, rep.until, len(rep.buckets))
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	for in, want := range map[float64]string{0: "$0", 1234.5: "$1,234.50", 0.5: "$0.5", 0.0034: "$0.0034", 0.00001234: "$0.000012", 12: "$12.00"} {
+		if got := money(in); got != want {
+			t.Errorf("money(%v) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[time.Duration]string{0: "now", 42 * time.Second: "42 s", 90 * time.Minute: "1 h 30 min",
+		2 * time.Hour: "2 h", 72 * time.Hour: "3 days"} {
+		if got := remaining(in); got != want {
+			t.Errorf("remaining(%v) = %q, want %q", in, got, want)
+		}
+	}
+	if got := compact(53600); got != "53.6k" {
+		t.Errorf("compact = %q", got)
+	}
+	if got := shorten("héllo wörld", 2); got != "h…" {
+		t.Errorf("shorten cuts a character: %q", got)
+	}
+}
+
+func near(a, b float64) bool { d := a - b; return d < 1e-6 && d > -1e-6 }

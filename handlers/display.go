@@ -1,0 +1,149 @@
+package handlers
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"gateway/views"
+)
+
+// Formatting of numbers, money and times for the admin pages.
+
+// money formats USD: cents from a dollar up, four decimals below (a
+// request's fraction of a cent still shows), six below a hundredth of a cent.
+func money(f float64) string {
+	switch a := math.Abs(f); {
+	case a == 0:
+		return "$0"
+	case a >= 1:
+		return "$" + withThousands(fmt.Sprintf("%.2f", f))
+	case a >= 0.0001:
+		return "$" + trimZero(fmt.Sprintf("%.4f", f))
+	default:
+		return "$" + trimZero(fmt.Sprintf("%.6f", f))
+	}
+}
+
+// spendOf is spend against an optional budget.
+func spendOf(spend float64, budget *float64, period string) views.Spend {
+	s := views.Spend{SpendUSD: money(spend)}
+	if budget == nil {
+		return s
+	}
+	s.BudgetUSD, s.Period = money(*budget), period
+	switch {
+	case *budget <= 0:
+		s.Fraction, s.Over = 1, spend > 0 || *budget == 0
+	default:
+		s.Fraction = min(spend / *budget, 1)
+		s.Over = spend >= *budget
+	}
+	return s
+}
+
+// count formats a whole number with thousands separators.
+func count(n int64) string {
+	return withThousands(strconv.FormatInt(n, 10))
+}
+
+// compact formats a large number short: 1.2k, 3.4M.
+func compact(f float64) string {
+	switch a := math.Abs(f); {
+	case a >= 1e9:
+		return trimZero(fmt.Sprintf("%.1f", f/1e9)) + "G"
+	case a >= 1e6:
+		return trimZero(fmt.Sprintf("%.1f", f/1e6)) + "M"
+	case a >= 1e3:
+		return trimZero(fmt.Sprintf("%.1f", f/1e3)) + "k"
+	case a == math.Trunc(a):
+		return strconv.FormatFloat(f, 'f', 0, 64)
+	}
+	return trimZero(fmt.Sprintf("%.2f", f))
+}
+
+func trimZero(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+func withThousands(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if hasFrac {
+		return sign + b.String() + "." + frac
+	}
+	return sign + b.String()
+}
+
+// rate formats a fraction as a percentage; "–" without requests.
+func rate(ok, total int64) string {
+	if total == 0 {
+		return "–"
+	}
+	return trimZero(fmt.Sprintf("%.1f", float64(ok)*100/float64(total))) + "%"
+}
+
+// latency formats milliseconds.
+func latency(ms float64) string {
+	if ms >= 10000 {
+		return trimZero(fmt.Sprintf("%.1f", ms/1000)) + " s"
+	}
+	return strconv.FormatFloat(math.Round(ms), 'f', 0, 64) + " ms"
+}
+
+// limit formats an optional limit; "–" when there is none.
+func limit(p *int) string {
+	if p == nil {
+		return "–"
+	}
+	return count(int64(*p))
+}
+
+const timeLayout = "2006-01-02 15:04:05"
+
+// stamp formats a time in UTC.
+func stamp(t time.Time) string {
+	return t.UTC().Format(timeLayout)
+}
+
+// remaining says how long until a deadline, coarsely: "1 h 59 min".
+func remaining(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "now"
+	case d < time.Minute:
+		return strconv.Itoa(int(d.Seconds())) + " s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + " min"
+	case d < 48*time.Hour:
+		h, m := int(d.Hours()), int(d.Minutes())%60
+		if m == 0 {
+			return strconv.Itoa(h) + " h"
+		}
+		return fmt.Sprintf("%d h %d min", h, m)
+	}
+	return strconv.Itoa(int(d.Hours()/24)) + " days"
+}
+
+// shorten cuts s to at most n bytes on a character boundary, marking the cut.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}

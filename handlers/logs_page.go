@@ -1,0 +1,165 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+
+	"gateway/models"
+	"gateway/views"
+)
+
+// logsPageSize is how many request logs one page shows.
+const logsPageSize = 50
+
+// showLogs shows the Logs page: recent requests, newest first, filtered by
+// the query (model, provider, key_id, status) and paged by before, the id
+// the page starts below. Bad filters are shown on the form, 422, without rows.
+func (a *App) showLogs(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	values := views.LogFilterValues{Model: q.Get("model"), Provider: q.Get("provider"), KeyID: q.Get("key_id"), Status: q.Get("status")}
+	vm := views.LogsPage{Filter: views.LogFilterForm{Values: values}}
+	keys, err := a.fillLogFilterChoices(r, &vm.Filter)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	filter, input := logFilterOf(values, q.Get("before"))
+	if input != nil {
+		vm.Filter.Errors = input.byField()
+		a.renderPage(w, r, http.StatusUnprocessableEntity, "Logs", "logs", views.LogsContent(vm))
+		return
+	}
+	filter.Limit = logsPageSize + 1 // one more tells whether there is an older page
+	logs, err := a.store.ListRequestLogs(r.Context(), filter)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	if len(logs) > logsPageSize {
+		logs = logs[:logsPageSize]
+		vm.OlderURL = logsURL(values, logs[len(logs)-1].ID)
+	}
+	if filter.BeforeID != 0 {
+		vm.NewestURL = logsURL(values, 0)
+	}
+	for i := range logs {
+		vm.Rows = append(vm.Rows, logRow(&logs[i], keys))
+	}
+	a.renderPage(w, r, http.StatusOK, "Logs", "logs", views.LogsContent(vm))
+}
+
+// logFilterOf checks the filters; blank ones select everything.
+func logFilterOf(v views.LogFilterValues, before string) (models.LogFilter, *inputError) {
+	f := models.LogFilter{Model: v.Model, Provider: v.Provider}
+	p := formParser{}
+	if v.KeyID != "" {
+		if id := p.id("key_id", v.KeyID); id != nil {
+			f.KeyID = *id
+		}
+	}
+	if v.Status != "" {
+		n, err := strconv.Atoi(v.Status)
+		if err != nil || n < 100 || n > 599 {
+			p.fail("status", "must be an HTTP status such as 429")
+		}
+		f.Status = n
+	}
+	if before != "" {
+		n, err := strconv.ParseInt(before, 10, 64)
+		if err != nil || n <= 0 {
+			p.fail("", "the page link is broken: start again from the newest requests")
+		}
+		f.BeforeID = n
+	}
+	if len(v.Model) > 500 {
+		p.fail("model", "must be at most 500 characters long")
+	}
+	return f, p.err
+}
+
+// fillLogFilterChoices lists what the filters offer, and returns the keys by id.
+func (a *App) fillLogFilterChoices(r *http.Request, f *views.LogFilterForm) (map[int64]*models.VirtualKey, error) {
+	ctx := r.Context()
+	ds, err := a.store.ListDeployments(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := a.store.ListProviders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ks, err := a.store.ListKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range ds {
+		if !d.IsWildcard() && !slices.Contains(f.Models, d.PublicName) {
+			f.Models = append(f.Models, d.PublicName)
+		}
+	}
+	for _, p := range ps {
+		f.Providers = append(f.Providers, p.Name)
+	}
+	// Logs keep the names of providers deleted since: a filter on one stays.
+	if v := f.Values.Provider; v != "" && !slices.Contains(f.Providers, v) {
+		f.Providers = append(f.Providers, v)
+	}
+	byID := make(map[int64]*models.VirtualKey, len(ks))
+	for i := range ks {
+		k := &ks[i]
+		byID[k.ID] = k
+		f.Keys = append(f.Keys, idOption(k.ID, k.Name+" ("+k.KeyHint+")"))
+	}
+	return byID, nil
+}
+
+// logsURL is the Logs page with these filters, starting below before (0:
+// the newest).
+func logsURL(v views.LogFilterValues, before int64) string {
+	q := url.Values{}
+	for k, s := range map[string]string{"model": v.Model, "provider": v.Provider, "key_id": v.KeyID, "status": v.Status} {
+		if s != "" {
+			q.Set(k, s)
+		}
+	}
+	if before != 0 {
+		q.Set("before", strconv.FormatInt(before, 10))
+	}
+	if len(q) == 0 {
+		return "/logs"
+	}
+	return "/logs?" + q.Encode()
+}
+
+func logRow(l *models.RequestLog, keys map[int64]*models.VirtualKey) views.LogRow {
+	at := l.CreatedAt.UTC()
+	row := views.LogRow{
+		ID:            l.ID,
+		Date:          at.Format("2006-01-02"),
+		Time:          at.Format("15:04:05"),
+		Model:         l.Model,
+		Fallback:      l.Fallback,
+		Provider:      l.ProviderName,
+		UpstreamModel: l.UpstreamModel,
+		Endpoint:      l.Endpoint,
+		Stream:        l.Stream,
+		Status:        l.Status,
+		OK:            l.Status >= 200 && l.Status < 400,
+		Latency:       latency(float64(l.LatencyMS)),
+		TokensIn:      count(l.InputTokens),
+		TokensOut:     count(l.OutputTokens),
+		Cost:          money(l.CostUSD),
+		Attempts:      l.Attempts,
+		Error:         shorten(l.Error, 300),
+	}
+	if l.KeyID != nil {
+		if k := keys[*l.KeyID]; k != nil {
+			row.Key, row.KeyHint = k.Name, k.KeyHint
+		} else {
+			row.Key = "deleted key #" + strconv.FormatInt(*l.KeyID, 10)
+		}
+	}
+	return row
+}

@@ -1,0 +1,135 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+
+	"gateway/models"
+	"gateway/views"
+)
+
+// This file holds what the Providers, Keys, Teams, Users and Sticky pages'
+// forms share: re-rendering a refused form, and reading typed fields.
+
+// rerenderForm answers a form that was refused with 422: the form alone for
+// htmx, which swaps it in place (see views.HTMXConfig), and otherwise the
+// whole page that page builds, with the form and its errors inside.
+func (a *App) rerenderForm(w http.ResponseWriter, r *http.Request, title, active string, form templ.Component, page func() (templ.Component, error)) {
+	if isHTMX(r) {
+		w.Header().Add("Vary", "HX-Request")
+		a.render(w, r, http.StatusUnprocessableEntity, form)
+		return
+	}
+	content, err := page()
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	a.renderPage(w, r, http.StatusUnprocessableEntity, title, active, content)
+}
+
+// formInputError is err as errors a form shows in place, and whether it is
+// one: bad input, the store's ErrInvalid (its message names the field) and a
+// taken name.
+func formInputError(err error, what, name string) (*inputError, bool) {
+	var input *inputError
+	switch {
+	case errors.As(err, &input):
+		return input, true
+	case errors.Is(err, models.ErrConflict):
+		return badInput("name", "a %s named %q already exists", what, name), true
+	}
+	return storeInputError(err)
+}
+
+// joinInputErrors puts the parse errors first: "must be a number" says more
+// than "is required" about the same field.
+func joinInputErrors(parse *inputError, err error) error {
+	if parse == nil {
+		return err
+	}
+	var input *inputError
+	if errors.As(err, &input) {
+		return &inputError{fields: append(parse.fields, input.fields...)}
+	}
+	if err != nil {
+		return err
+	}
+	return parse
+}
+
+// formValue is a trimmed form field.
+func formValue(r *http.Request, name string) string {
+	return strings.TrimSpace(r.PostFormValue(name))
+}
+
+// formBool reads a checkbox.
+func formBool(r *http.Request, name string) bool {
+	switch formValue(r, name) {
+	case "true", "on", "1", "yes":
+		return true
+	}
+	return false
+}
+
+// id reads a select's id: blank is none.
+func (p *formParser) id(field, s string) *int64 {
+	if s == "" {
+		return nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		p.fail(field, "must be chosen from the list")
+		return nil
+	}
+	return &n
+}
+
+// budgetPeriods are the reset periods the forms offer; current, when it is
+// another valid period (set through the API), is kept as a choice.
+func budgetPeriods(current string) []views.Option {
+	opts := []views.Option{
+		{Value: "30m", Label: "30 minutes"},
+		{Value: "1d", Label: "day"},
+		{Value: "7d", Label: "week"},
+		{Value: "1mo", Label: "month"},
+	}
+	for _, o := range opts {
+		if o.Value == current {
+			return opts
+		}
+	}
+	if current != "" {
+		opts = append(opts, views.Option{Value: current, Label: current})
+	}
+	return opts
+}
+
+// formatOptional shows an optional number; blank when unset.
+func formatOptional[T int | int64 | float64](p *T) string {
+	if p == nil {
+		return ""
+	}
+	return formatNumber(float64(*p))
+}
+
+func idOption(id int64, label string) views.Option {
+	return views.Option{Value: strconv.FormatInt(id, 10), Label: label}
+}
+
+func formatID(p *int64) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatInt(*p, 10)
+}
+
+// pageNotFound words a missing row for a page.
+func pageNotFound(what string, id int64) error {
+	return &userError{kind: models.ErrNotFound, msg: fmt.Sprintf("There is no %s with id %d.", what, id)}
+}

@@ -1,0 +1,255 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"gateway/models"
+	"gateway/views"
+)
+
+// defaultFallbacksName is the public name whose fallbacks apply to every pool.
+const defaultFallbacksName = "*"
+
+// fallbackKinds are the three kinds of fallback, in the order the page
+// shows them.
+var fallbackKinds = []struct{ kind, label, help string }{
+	{models.FallbackGeneral, "General", "any failure after retries, including every member cooling down"},
+	{models.FallbackContextWindow, "Context window", "the prompt is too long for the model"},
+	{models.FallbackContentPolicy, "Content policy", "the upstream refused the content"},
+}
+
+// inlineEdit is an inline form of the Models page that comes back with an
+// error: which form, what was typed and what is wrong.
+type inlineEdit struct {
+	publicName string
+	entryID    int64  // weight and enabled forms
+	field      string // "weight", "enabled" or "fallback"
+	kind       string // fallback forms
+	value      string
+	msg        string
+}
+
+// poolGroups is every public name as a group, by name, then the default
+// fallbacks when no entry is named "*" (which would show them itself).
+func (a *App) poolGroups(r *http.Request, edit *inlineEdit) ([]views.PoolGroup, error) {
+	entries, err := a.store.ListDeployments(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	fbs, err := a.store.ListFallbacks(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	served := servedNamesOf(entries)
+	fallbacks := fallbacksByName(fbs)
+	csrf := sessionFrom(r.Context()).csrfToken()
+	var groups []views.PoolGroup
+	hasDefaults := false
+	for _, members := range entriesByName(entries) {
+		g := a.poolGroup(members, served)
+		g.CSRFToken = csrf
+		g.Fallbacks = fallbackLists(fallbacks[g.PublicName], served)
+		groups = append(groups, g)
+		hasDefaults = hasDefaults || g.PublicName == defaultFallbacksName
+	}
+	if !hasDefaults {
+		groups = append(groups, views.PoolGroup{PublicName: defaultFallbacksName, DefaultsOnly: true, CSRFToken: csrf,
+			Fallbacks: fallbackLists(fallbacks[defaultFallbacksName], served)})
+	}
+	if edit != nil {
+		for i := range groups {
+			if groups[i].PublicName == edit.publicName {
+				edit.applyTo(&groups[i])
+			}
+		}
+	}
+	return groups, nil
+}
+
+// entriesByName splits entries, which the store orders by public name, into
+// one slice per name.
+func entriesByName(entries []models.Deployment) [][]models.Deployment {
+	var out [][]models.Deployment
+	for i := range entries {
+		n := len(out)
+		if n == 0 || out[n-1][0].PublicName != entries[i].PublicName {
+			out = append(out, nil)
+			n++
+		}
+		out[n-1] = append(out[n-1], entries[i])
+	}
+	return out
+}
+
+// poolGroup is one public name's entries with their planned shares and warnings.
+func (a *App) poolGroup(members []models.Deployment, served servedNames) views.PoolGroup {
+	name := members[0].PublicName
+	g := views.PoolGroup{
+		PublicName:  name,
+		StatusURL:   poolURL(name),
+		Wildcard:    members[0].IsWildcard(),
+		SharesKnown: a.runtime != nil,
+	}
+	planned := a.plannedShares(name)
+	for i := range members {
+		d := &members[i]
+		e := views.PoolEntry{ModelEntry: modelEntryRow(d), ShareFraction: planned[d.ID]}
+		e.PlannedShare = formatShare(e.ShareFraction)
+		if d.Weight != nil {
+			e.WeightInput = formatNumber(*d.Weight)
+		}
+		g.Members = append(g.Members, e)
+	}
+	g.NotServed = !served.hasGroup(name)
+	g.ZeroWeightTrap = zeroWeightTrap(members)
+	g.PrefixNote = served.uncoveredPrefix(name)
+	return g
+}
+
+// plannedShares is what each enabled member's weight buys, by deployment
+// id, computed by the proxy with the router's own rule. Disabled members
+// are not in the proxy's table: they read 0.
+func (a *App) plannedShares(name string) map[int64]float64 {
+	out := map[int64]float64{}
+	if a.runtime == nil {
+		return out
+	}
+	members, _ := a.runtime.PoolStatus(name, nil)
+	for _, m := range members {
+		out[m.ID] = m.PlannedShare
+	}
+	return out
+}
+
+// zeroWeightTrap: two or more enabled members whose weights are all 0 or
+// unset, at least one of them explicitly 0. The router then picks uniformly
+// (the seed's trap: an admin who set 0 meant "parked").
+func zeroWeightTrap(members []models.Deployment) bool {
+	enabled, zeros := 0, 0
+	for _, d := range members {
+		if !d.Enabled {
+			continue
+		}
+		enabled++
+		switch {
+		case d.Weight == nil:
+		case *d.Weight == 0:
+			zeros++
+		default:
+			return false
+		}
+	}
+	return enabled >= 2 && zeros > 0
+}
+
+// poolURL is the pool status page of a public name; "/" and "*" are escaped.
+func poolURL(name string) string {
+	return "/pools/" + url.PathEscape(name)
+}
+
+// servedNames are the public names with at least one enabled entry: what
+// the proxy routes.
+type servedNames struct {
+	exact     map[string]bool
+	wildcards []string // prefixes, without the '*'
+}
+
+func servedNamesOf(entries []models.Deployment) servedNames {
+	s := servedNames{exact: map[string]bool{}}
+	for i := range entries {
+		d := &entries[i]
+		if !d.Enabled || s.exact[d.PublicName] {
+			continue
+		}
+		s.exact[d.PublicName] = true
+		if d.IsWildcard() {
+			s.wildcards = append(s.wildcards, strings.TrimSuffix(d.PublicName, "*"))
+		}
+	}
+	return s
+}
+
+// hasGroup: the exact public name (a wildcard by its pattern) is served.
+func (s servedNames) hasGroup(name string) bool { return s.exact[name] }
+
+// routes: a request for name would find a pool, exactly or by a wildcard.
+func (s servedNames) routes(name string) bool {
+	if s.exact[name] {
+		return true
+	}
+	for _, p := range s.wildcards {
+		if len(name) > len(p) && strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// uncoveredPrefix is "prefix/" when name looks like "prefix/model" and no
+// wildcard route serves every other name under that prefix, else "".
+func (s servedNames) uncoveredPrefix(name string) string {
+	i := strings.IndexByte(name, '/')
+	if i <= 0 || strings.HasSuffix(name, "*") {
+		return ""
+	}
+	prefix := name[:i+1]
+	for _, p := range s.wildcards {
+		if strings.HasPrefix(prefix, p) {
+			return ""
+		}
+	}
+	return prefix
+}
+
+// fallbacksByName groups rows, ordered by name, kind and position, into
+// name → kind → ordered targets.
+func fallbacksByName(fs []models.Fallback) map[string]map[string][]string {
+	out := map[string]map[string][]string{}
+	for _, f := range fs {
+		if out[f.PublicName] == nil {
+			out[f.PublicName] = map[string][]string{}
+		}
+		out[f.PublicName][f.Kind] = append(out[f.PublicName][f.Kind], f.Target)
+	}
+	return out
+}
+
+// fallbackLists is one name's three lists, each target marked when nothing
+// would serve it.
+func fallbackLists(byKind map[string][]string, served servedNames) []views.FallbackList {
+	out := make([]views.FallbackList, len(fallbackKinds))
+	for i, k := range fallbackKinds {
+		targets := byKind[k.kind]
+		l := views.FallbackList{Kind: k.kind, Label: k.label, Help: k.help, Input: strings.Join(targets, ", ")}
+		for _, t := range targets {
+			l.Targets = append(l.Targets, views.FallbackTarget{Name: t, Unknown: !served.routes(t)})
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// applyTo puts the typed value and the error into the form it came from.
+func (e *inlineEdit) applyTo(g *views.PoolGroup) {
+	if e.field == "fallback" {
+		for i := range g.Fallbacks {
+			if g.Fallbacks[i].Kind == e.kind {
+				g.Fallbacks[i].Input, g.Fallbacks[i].Error = e.value, e.msg
+			}
+		}
+		return
+	}
+	for i := range g.Members {
+		m := &g.Members[i]
+		if m.ID != e.entryID {
+			continue
+		}
+		if e.field == "weight" {
+			m.WeightInput, m.WeightError = e.value, e.msg
+		} else {
+			m.ToggleError = e.msg
+		}
+	}
+}

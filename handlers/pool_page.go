@@ -1,0 +1,154 @@
+package handlers
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"gateway/views"
+)
+
+// showPoolPage handles GET /pools/{public_name}: the pool status page. Like
+// the API's status it reads the store and the proxy's memory, never an
+// upstream.
+func (a *App) showPoolPage(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("public_name")
+	st, err := a.poolStatus(r, name)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	vm := poolStatusPageOf(st, sessionFrom(r.Context()).csrfToken(), time.Now())
+	a.renderPage(w, r, http.StatusOK, "Pool "+name, "models", views.PoolStatusContent(vm))
+}
+
+// checkPoolPage handles POST /pools/{public_name}/check, the Check now
+// button: it calls every enabled member, then htmx gets the member table with
+// the results and a browser a 303 back to the page.
+func (a *App) checkPoolPage(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("public_name")
+	sum, err := a.checkPool(r, name)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	if !isHTMX(r) {
+		seeOther(w, r, poolURL(name))
+		return
+	}
+	st, err := a.poolStatus(r, name)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	vm := poolStatusPageOf(st, sessionFrom(r.Context()).csrfToken(), time.Now())
+	vm.Checked = sum.String()
+	w.Header().Add("Vary", "HX-Request")
+	a.render(w, r, http.StatusOK, views.PoolMembersPartial(vm))
+}
+
+// poolStatusPageOf formats the pool's status, as the API answers it, for
+// the page.
+func poolStatusPageOf(st poolStatusJSON, csrf string, now time.Time) views.PoolStatusPage {
+	p := views.PoolStatusPage{
+		PublicName: st.PublicName,
+		Wildcard:   strings.HasSuffix(st.PublicName, "*"),
+		URL:        poolURL(st.PublicName),
+		CheckURL:   poolURL(st.PublicName) + "/check",
+		CSRFToken:  csrf,
+		NotServed:  true,
+	}
+	for _, m := range st.Members {
+		p.NotServed = p.NotServed && !m.Enabled
+		p.Members = append(p.Members, poolStatusMemberOf(m, now))
+	}
+	return p
+}
+
+func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember {
+	v := views.PoolStatusMember{
+		ID:             m.ID,
+		Provider:       m.Provider,
+		UpstreamModel:  m.UpstreamModel,
+		Enabled:        m.Enabled,
+		Weight:         "unset",
+		WeightUnset:    m.Weight == nil,
+		PlannedShare:   formatShare(m.PlannedShare),
+		PlannedFrac:    m.PlannedShare,
+		Share:          formatShare(m.Share),
+		ShareFrac:      m.Share,
+		CoolingDown:    m.CoolingDown,
+		CooldownReason: m.CooldownReason,
+	}
+	if m.Weight != nil {
+		v.Weight = formatNumber(*m.Weight)
+	}
+	if m.PlannedShare > 0 && m.Share == 0 {
+		switch {
+		case m.CoolingDown:
+			v.OutBecause = "cooling down"
+		case m.LastCheck != nil && !m.LastCheck.OK:
+			v.OutBecause = "last check failed"
+		}
+	}
+	if m.CooldownUntil != nil {
+		v.CooldownUntil = formatTime(*m.CooldownUntil)
+		if left := m.CooldownUntil.Sub(now); left > 0 {
+			v.CooldownLeft = formatDuration(left)
+		}
+	}
+	if strings.Contains(m.UpstreamModel, "*") {
+		v.Uncheckable = "not checkable: the upstream model is a wildcard pattern, which names no model to call"
+	} else if c := m.LastCheck; c != nil {
+		v.Check = &views.MemberCheck{At: formatTime(c.At), OK: c.OK, Latency: formatLatency(c), Error: c.Error}
+		if ago := now.Sub(c.At); ago >= 0 {
+			v.Check.Ago = formatDuration(ago) + " ago"
+		}
+	}
+	return v
+}
+
+// formatShare is a fraction 0..1 as a percentage with at most one decimal.
+func formatShare(f float64) string {
+	return strconv.FormatFloat(math.Round(f*1000)/10, 'f', -1, 64) + "%"
+}
+
+// formatTime is a UTC time; the page's column headers say UTC.
+func formatTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02 15:04:05")
+}
+
+// formatLatency is the check's latency; a failed check that never reached
+// the upstream has none.
+func formatLatency(c *healthCheckJSON) string {
+	switch {
+	case c.LatencyMS > 0:
+		return strconv.FormatInt(c.LatencyMS, 10) + " ms"
+	case c.OK:
+		return "<1 ms"
+	}
+	return ""
+}
+
+// formatDuration is d in its two largest units: "3d 14h", "5m 3s", "42s".
+func formatDuration(d time.Duration) string {
+	s := int64(d.Round(time.Second) / time.Second)
+	units := []struct {
+		secs int64
+		name string
+	}{{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}}
+	var parts []string
+	for _, u := range units {
+		if n := s / u.secs; n > 0 || (u.secs == 1 && len(parts) == 0) {
+			parts = append(parts, fmt.Sprintf("%d%s", n, u.name))
+			s -= n * u.secs
+		}
+		if len(parts) == 2 {
+			break
+		}
+	}
+	return strings.Join(parts, " ")
+}
