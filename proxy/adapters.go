@@ -215,3 +215,49 @@ func upstreamErrorMessage(data []byte) string {
 	}
 	return "upstream error event"
 }
+
+// responsesPassthrough relays a Responses stream unchanged; its terminal
+// event (completed, incomplete or failed) carries the usage and ends it.
+type responsesPassthrough struct {
+	u     *usage
+	ended bool
+}
+
+func (a *responsesPassthrough) event(raw []byte) ([]byte, error) {
+	name := eventName(raw)
+	switch name {
+	case "response.completed", "response.incomplete", "response.failed":
+	case "error":
+		a.ended = true
+		return raw, errors.New(upstreamErrorMessage(eventData(raw)))
+	default:
+		return raw, nil
+	}
+	a.ended = true
+	var v struct {
+		Response struct {
+			Usage json.RawMessage `json:"usage"`
+		} `json:"response"`
+	}
+	if json.Unmarshal(eventData(raw), &v) == nil {
+		if u, ok := usageObject(v.Response.Usage, protoResponses); ok {
+			a.u = &u
+		}
+	}
+	if name == "response.failed" {
+		return raw, errors.New("the upstream's response failed")
+	}
+	return raw, nil
+}
+
+func (a *responsesPassthrough) done() bool              { return a.ended }
+func (a *responsesPassthrough) complete() bool          { return a.ended }
+func (a *responsesPassthrough) fail(e *apiError) []byte { return streamErrorEvent(protoResponses, e) }
+func (a *responsesPassthrough) contentType() string     { return "" }
+
+func (a *responsesPassthrough) usage() (usage, bool) {
+	if a.u == nil {
+		return usage{}, false
+	}
+	return *a.u, true
+}

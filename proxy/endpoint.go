@@ -31,6 +31,7 @@ var (
 	endpointMessages    = endpoint{"/v1/messages", protoAnthropic, callGenerate}
 	endpointCountTokens = endpoint{"/v1/messages/count_tokens", protoAnthropic, callCountTokens}
 	endpointEmbeddings  = endpoint{"/v1/embeddings", protoOpenAI, callEmbeddings}
+	endpointResponses   = endpoint{"/v1/responses", protoResponses, callGenerate}
 )
 
 // handle returns the handler of one proxied endpoint.
@@ -104,7 +105,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, x *exchange, ep e
 	if err != nil {
 		return nil, nil, err
 	}
-	req, err := parseRequest(body, ep.kind != callEmbeddings)
+	req, err := parseRequest(body, ep.kind == callGenerate && ep.caller != protoResponses)
 	if err != nil {
 		return nil, nil, err
 	}

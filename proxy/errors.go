@@ -234,8 +234,16 @@ func writeError(w http.ResponseWriter, p protocol, e *apiError) {
 // event as the stream's failure; Anthropic's read an "error" event.
 func streamErrorEvent(p protocol, e *apiError) []byte {
 	b := e.body(p)
+	if p == protoResponses {
+		// The Responses API's error event: {"type":"error","code","message"}.
+		b, _ = json.Marshal(struct {
+			Type    string `json:"type"`
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		}{"error", e.Code, e.Message})
+	}
 	buf := make([]byte, 0, len(b)+24)
-	if p == protoAnthropic {
+	if p != protoOpenAI {
 		buf = append(buf, "event: error\n"...)
 	}
 	buf = append(buf, "data: "...)

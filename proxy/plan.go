@@ -21,11 +21,19 @@ type callPlan struct {
 
 func (c *callPlan) translated() bool { return c.caller != c.upstream }
 
-// planGenerate plans a chat completion or a message for member m.
+// planGenerate plans a chat completion, a message or a response for member m.
 func planGenerate(req *chatRequest, caller protocol, p *provider, upstreamModel string) (*callPlan, error) {
 	c := &callPlan{caller: caller, upstream: p.protocol, wantsUsage: req.wantsUsage}
 	var err error
 	switch {
+	case caller == protoResponses && p.responses:
+		c.upstream, c.path, c.body = protoResponses, "/responses", req.rewrite(upstreamModel, false)
+	case caller == protoResponses && p.protocol == protoAnthropic:
+		c.path = "/v1/messages"
+		c.body, err = translate.ResponsesToMessages(req.body, upstreamModel)
+	case caller == protoResponses:
+		c.path = "/chat/completions"
+		c.body, err = translate.ResponsesToChat(req.body, upstreamModel, true)
 	case caller == protoOpenAI && p.protocol == protoOpenAI:
 		c.path, c.body = "/chat/completions", req.rewrite(upstreamModel, req.stream)
 	case caller == protoAnthropic && p.protocol == protoAnthropic:
@@ -47,6 +55,10 @@ func (c *callPlan) answer(body []byte) ([]byte, usage, error) {
 	case !c.translated():
 		u, _ := usageFromBody(body, c.upstream)
 		return body, u, nil
+	case c.caller == protoResponses && c.upstream == protoAnthropic:
+		return translate.MessagesResponseToResponses(body)
+	case c.caller == protoResponses:
+		return translate.ChatResponseToResponses(body)
 	case c.caller == protoOpenAI:
 		return translate.MessagesResponseToChat(body)
 	default:
@@ -59,6 +71,8 @@ func (c *callPlan) errorBody(status int, body []byte) []byte {
 	switch {
 	case !c.translated():
 		return body
+	case c.caller == protoResponses:
+		return translate.ErrorToResponses(status, body)
 	case c.caller == protoOpenAI:
 		return translate.ErrorToChat(status, body)
 	default:
@@ -69,6 +83,12 @@ func (c *callPlan) errorBody(status int, body []byte) []byte {
 // stream returns the adapter that relays this call's events.
 func (c *callPlan) stream() streamAdapter {
 	switch {
+	case c.caller == protoResponses && c.upstream == protoResponses:
+		return &responsesPassthrough{}
+	case c.caller == protoResponses && c.upstream == protoAnthropic:
+		return &translatingStream{conv: translate.NewMessagesToResponsesStream()}
+	case c.caller == protoResponses:
+		return &translatingStream{conv: translate.NewChatToResponsesStream()}
 	case c.caller == protoOpenAI && c.upstream == protoOpenAI:
 		return &openAIPassthrough{wantsUsage: c.wantsUsage}
 	case c.caller == protoAnthropic && c.upstream == protoAnthropic:

@@ -12,6 +12,7 @@ type protocol int
 const (
 	protoOpenAI    protocol = iota // OpenAI Chat Completions
 	protoAnthropic                 // Anthropic Messages
+	protoResponses                 // OpenAI Responses (Codex); a member speaks it when its provider says so
 )
 
 func protocolOf(apiType string) protocol {

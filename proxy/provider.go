@@ -18,6 +18,9 @@ type provider struct {
 	name     string
 	apiType  string
 	protocol protocol
+	// responses: an openai-type provider that serves the Responses API
+	// itself, so Responses callers pass through.
+	responses bool
 	// base is the URL endpoints are appended to: an openai-type base keeps
 	// its version ("…/v1" + "/chat/completions"), an anthropic-type one is
 	// the root ("…" + "/v1/messages").
@@ -93,7 +96,8 @@ func (p *provider) url(path string) string { return p.base + path + p.query }
 // newProvider prepares a provider for requests, recording rather than
 // returning a configuration problem.
 func newProvider(p *models.Provider, apiKey string, keyErr error, t *http.Transport) *provider {
-	pr := &provider{id: p.ID, name: p.Name, apiType: p.APIType, protocol: protocolOf(p.APIType), transport: t}
+	pr := &provider{id: p.ID, name: p.Name, apiType: p.APIType, protocol: protocolOf(p.APIType), transport: t,
+		responses: p.SupportsResponses && p.APIType == models.APITypeOpenAI}
 	switch p.APIType {
 	case models.APITypeOpenAI:
 		pr.keyHeader, pr.keyValue = "Authorization", "Bearer "+apiKey

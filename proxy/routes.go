@@ -18,6 +18,8 @@ func (s *Server) routes() http.Handler {
 		{http.MethodPost, "/v1/messages", s.handle(endpointMessages)},  // Claude Code adds ?beta=true
 		{http.MethodPost, "/v1/messages/count_tokens", s.handle(endpointCountTokens)},
 		{http.MethodPost, "/v1/embeddings", s.handle(endpointEmbeddings)},
+		{http.MethodPost, "/v1/responses", s.handle(endpointResponses)}, // Codex
+		{http.MethodPost, "/responses", s.handle(endpointResponses)},
 		{http.MethodPost, "/embeddings", s.handle(endpointEmbeddings)},
 		{http.MethodGet, "/v1/models", s.listModels},
 		{http.MethodGet, "/health/liveliness", s.liveliness},

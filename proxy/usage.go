@@ -27,8 +27,11 @@ func usageObject(raw json.RawMessage, p protocol) (usage, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return usage{}, false
 	}
-	if p == protoAnthropic {
+	switch p {
+	case protoAnthropic:
 		return translate.MessagesUsage(raw)
+	case protoResponses:
+		return translate.ResponsesUsage(raw)
 	}
 	return translate.ChatUsage(raw)
 }
