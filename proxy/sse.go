@@ -78,6 +78,7 @@ type relayedStream struct {
 	rearm func() // restarts the idle timer
 	// firstEventTimeout is how long the member had to send its first event.
 	firstEventTimeout time.Duration
+	deadlineSet       time.Time // when the write deadline was last renewed
 }
 
 // relayEvents forwards each event as it arrives, with a flush after each, and
@@ -99,7 +100,7 @@ func (s *Server) relayEvents(ctx context.Context, r *http.Request, rs *relayedSt
 		rs.rearm()
 		out, evErr := rs.ad.event(ev)
 		if len(out) > 0 {
-			if err := rs.forward(out, s.now()); err != nil {
+			if err := rs.forward(out, s.now(), rs.ad.done() || !events.hasCompleteEvent()); err != nil {
 				return clientGoneFailure()
 			}
 		}
@@ -154,14 +155,24 @@ func (rs *relayedStream) finish() {
 	rs.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // nothing to do if unsupported
 }
 
-func (rs *relayedStream) forward(ev []byte, now time.Time) error {
+// forward writes an event to the caller and flushes it, unless another
+// complete event is already waiting to follow: a burst goes out in one write,
+// a lone event at once.
+func (rs *relayedStream) forward(ev []byte, now time.Time, flush bool) error {
 	// A caller that stops reading must not hold the handler and the upstream
 	// connection for ever: a write that cannot finish in this time ends it.
-	rs.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout)) //nolint:errcheck // unsupported: no deadline
+	// Renewed at most once a second: a deadline costs a timer update.
+	if wall := time.Now(); wall.Sub(rs.deadlineSet) > time.Second {
+		rs.rc.SetWriteDeadline(wall.Add(streamWriteTimeout)) //nolint:errcheck // unsupported: no deadline
+		rs.deadlineSet = wall
+	}
 	if _, err := rs.w.Write(ev); err != nil {
 		return fmt.Errorf("proxy: write event: %w", err)
 	}
 	rs.x.wrote(now)
+	if !flush {
+		return nil
+	}
 	if err := rs.rc.Flush(); err != nil {
 		return fmt.Errorf("proxy: flush event: %w", err)
 	}
@@ -188,7 +199,7 @@ func (s *Server) endStream(ctx context.Context, r *http.Request, rs *relayedStre
 	}
 	ae := errUpstreamStream(rs.x.member.provider, err)
 	rs.x.row.Error = ae.Error()
-	if werr := rs.forward(rs.ad.fail(ae), s.now()); werr != nil {
+	if werr := rs.forward(rs.ad.fail(ae), s.now(), true); werr != nil {
 		return clientGoneFailure()
 	}
 	// The caller has its answer; the failure is for the member's record.
@@ -237,6 +248,17 @@ type eventReader struct {
 
 func newEventReader(r io.Reader) *eventReader {
 	return &eventReader{br: bufio.NewReaderSize(r, 32<<10)}
+}
+
+// hasCompleteEvent reports whether a whole further event is already read
+// from the upstream and waiting.
+func (er *eventReader) hasCompleteEvent() bool {
+	n := er.br.Buffered()
+	if n == 0 {
+		return false
+	}
+	b, err := er.br.Peek(n)
+	return err == nil && (bytes.Contains(b, []byte("\n\n")) || bytes.Contains(b, []byte("\r\n\r\n")))
 }
 
 // next returns the next event. The slice is valid until the next call.
