@@ -72,7 +72,7 @@ func TestBarChart(t *testing.T) {
 	c := barChart("Requests", "chart-x", axis, []chartSeries{
 		{"ok", 0, []float64{3, 0, 5, 1}},
 		{"failed", 1, []float64{1, 0, 0, 2}},
-	}, compact)
+	}, compactText)
 	if len(c.Bars) != 5 {
 		t.Fatalf("%d bars, want 5 (one per non-zero value)", len(c.Bars))
 	}
@@ -86,13 +86,13 @@ func TestBarChart(t *testing.T) {
 	}
 	// The failed bar of slot a sits on its ok bar: 3 + 1 of a scale of 5.
 	ok, failed := c.Bars[0], c.Bars[1]
-	if failed.Series != 1 || !near(failed.Y+failed.H, ok.Y) || !near(ok.H, 3*(chartBottom-chartTop)/5) {
+	if failed.Series != 1 || !closeTo(failed.Y+failed.H, ok.Y) || !closeTo(ok.H, 3*(chartBottom-chartTop)/5) {
 		t.Errorf("stacking: ok %+v failed %+v", ok, failed)
 	}
 	if !strings.HasPrefix(failed.Label, "A · failed: 1") {
 		t.Errorf("tooltip %q", failed.Label)
 	}
-	empty := barChart("Cost", "chart-y", axis, []chartSeries{{"cost", 0, make([]float64, 4)}}, money)
+	empty := barChart("Cost", "chart-y", axis, []chartSeries{{"cost", 0, make([]float64, 4)}}, usdText)
 	if !empty.Empty || len(empty.Bars) != 0 {
 		t.Errorf("an all-zero chart: %+v", empty)
 	}
@@ -100,18 +100,18 @@ func TestBarChart(t *testing.T) {
 
 func TestLineChart(t *testing.T) {
 	axis := chartAxis{ticks: []string{"a", "b", "c"}, tips: []string{"A", "B", "C"}}
-	c := lineChart("Latency", "chart-l", axis, []float64{100, 0, 250}, []bool{true, false, true}, latency)
+	c := lineChart("Latency", "chart-l", axis, []float64{100, 0, 250}, []bool{true, false, true}, latencyText)
 	if len(c.Points) != 2 || strings.Count(c.Line, ",") != 2 || c.Empty {
 		t.Errorf("line: %q, %d points", c.Line, len(c.Points))
 	}
-	if c := lineChart("Latency", "chart-l", axis, make([]float64, 3), make([]bool, 3), latency); !c.Empty || c.Line != "" {
+	if c := lineChart("Latency", "chart-l", axis, make([]float64, 3), make([]bool, 3), latencyText); !c.Empty || c.Line != "" {
 		t.Errorf("a line without points: %+v", c)
 	}
 }
 
 func TestNiceCeil(t *testing.T) {
 	for in, want := range map[float64]float64{0: 1, 0.3: 0.5, 1: 1, 3: 5, 7: 10, 120: 200, 2400: 2500, 0.004: 0.005} {
-		if got := niceCeil(in); !near(got, want) {
+		if got := niceCeil(in); !closeTo(got, want) {
 			t.Errorf("niceCeil(%v) = %v, want %v", in, got, want)
 		}
 	}
@@ -128,22 +128,22 @@ func TestUsageReportBuckets(t *testing.T) {
 
 func TestFormatting(t *testing.T) {
 	for in, want := range map[float64]string{0: "$0", 1234.5: "$1,234.50", 0.5: "$0.5", 0.0034: "$0.0034", 0.00001234: "$0.000012", 12: "$12.00"} {
-		if got := money(in); got != want {
-			t.Errorf("money(%v) = %q, want %q", in, got, want)
+		if got := usdText(in); got != want {
+			t.Errorf("usdText(%v) = %q, want %q", in, got, want)
 		}
 	}
 	for in, want := range map[time.Duration]string{0: "now", 42 * time.Second: "42 s", 90 * time.Minute: "1 h 30 min",
 		2 * time.Hour: "2 h", 72 * time.Hour: "3 days"} {
-		if got := remaining(in); got != want {
-			t.Errorf("remaining(%v) = %q, want %q", in, got, want)
+		if got := remainingText(in); got != want {
+			t.Errorf("remainingText(%v) = %q, want %q", in, got, want)
 		}
 	}
-	if got := compact(53600); got != "53.6k" {
-		t.Errorf("compact = %q", got)
+	if got := compactText(53600); got != "53.6k" {
+		t.Errorf("compactText = %q", got)
 	}
 	if got := shorten("héllo wörld", 2); got != "h…" {
 		t.Errorf("shorten cuts a character: %q", got)
 	}
 }
 
-func near(a, b float64) bool { d := a - b; return d < 1e-6 && d > -1e-6 }
+func closeTo(a, b float64) bool { d := a - b; return d < 1e-6 && d > -1e-6 }

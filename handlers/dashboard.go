@@ -78,10 +78,10 @@ func fillUsage(vm *views.DashboardPage, rep *usageReport, entries []models.Deplo
 	vm.Since, vm.Until = rep.since.Format("2006-01-02 15:04"), rep.until.Format("2006-01-02 15:04")
 	vm.Truncated, vm.LogsRead = rep.truncated, rep.read
 	t := &rep.total
-	vm.Totals = views.UsageTotals{Requests: count(t.requests), SuccessRate: rate(t.successes, t.requests),
-		AvgLatency: "–", Tokens: compact(float64(t.tokensIn + t.tokensOut)), Cost: money(t.costUSD)}
+	vm.Totals = views.UsageTotals{Requests: countText(t.requests), SuccessRate: rateText(t.successes, t.requests),
+		AvgLatency: "–", Tokens: compactText(float64(t.tokensIn + t.tokensOut)), Cost: usdText(t.costUSD)}
 	if t.requests > 0 {
-		vm.Totals.AvgLatency = latency(t.avgLatencyMS())
+		vm.Totals.AvgLatency = latencyText(t.avgLatencyMS())
 	}
 	vm.Charts = usageCharts(rep)
 	for name, u := range rep.byModel {
@@ -101,15 +101,15 @@ func fillUsage(vm *views.DashboardPage, rep *usageReport, entries []models.Deplo
 	}
 }
 
-func usageRow(name, detail string, u *usage) views.UsageRow {
-	return views.UsageRow{Name: name, Detail: detail, RequestCount: u.requests, Requests: count(u.requests),
-		SuccessRate: rate(u.successes, u.requests), AvgLatency: latency(u.avgLatencyMS()),
-		TokensIn: count(u.tokensIn), TokensOut: count(u.tokensOut), Cost: money(u.costUSD)}
+func usageRow(name, detail string, u *usageSum) views.UsageRow {
+	return views.UsageRow{Name: name, Detail: detail, RequestCount: u.requests, Requests: countText(u.requests),
+		SuccessRate: rateText(u.successes, u.requests), AvgLatency: latencyText(u.avgLatencyMS()),
+		TokensIn: countText(u.tokensIn), TokensOut: countText(u.tokensOut), Cost: usdText(u.costUSD)}
 }
 
 // deploymentUsageRow names a deployment by its entry, or by its logs once
 // the entry is gone.
-func deploymentUsageRow(id int64, d *models.Deployment, u *usage) views.UsageRow {
+func deploymentUsageRow(id int64, d *models.Deployment, u *usageSum) views.UsageRow {
 	tag := "#" + strconv.FormatInt(id, 10)
 	if d == nil {
 		return usageRow(tag, "deleted · "+u.provider+" / "+u.upstream, u)
@@ -117,7 +117,7 @@ func deploymentUsageRow(id int64, d *models.Deployment, u *usage) views.UsageRow
 	return usageRow(d.PublicName, tag+" · "+d.Provider.Name+" / "+d.UpstreamModel, u)
 }
 
-// usageCharts draws requests (ok and failed), average latency, tokens (in
+// usageCharts draws requests (ok and failed), average latencyText, tokens (in
 // and out) and cost per bucket.
 func usageCharts(rep *usageReport) []views.Chart {
 	n := len(rep.buckets)
@@ -133,10 +133,10 @@ func usageCharts(rep *usageReport) []views.Chart {
 		lat[i], has[i] = b.avgLatencyMS(), b.requests > 0
 	}
 	return []views.Chart{
-		barChart("Requests", "chart-requests", axis, []chartSeries{{"succeeded", 0, ok}, {"failed", 1, failed}}, compact),
-		lineChart("Average latency", "chart-latency", axis, lat, has, latency),
-		barChart("Tokens", "chart-tokens", axis, []chartSeries{{"input", 0, tokIn}, {"output", 2, tokOut}}, compact),
-		barChart("Cost", "chart-cost", axis, []chartSeries{{"cost", 0, cost}}, money),
+		barChart("Requests", "chart-requests", axis, []chartSeries{{"succeeded", 0, ok}, {"failed", 1, failed}}, compactText),
+		lineChart("Average latency", "chart-latency", axis, lat, has, latencyText),
+		barChart("Tokens", "chart-tokens", axis, []chartSeries{{"input", 0, tokIn}, {"output", 2, tokOut}}, compactText),
+		barChart("Cost", "chart-cost", axis, []chartSeries{{"cost", 0, cost}}, usdText),
 	}
 }
 
@@ -152,12 +152,12 @@ func liveRows(stats []proxy.DeploymentStats) []views.LiveStatsRow {
 	rows := make([]views.LiveStatsRow, len(stats))
 	for i, s := range stats {
 		rows[i] = views.LiveStatsRow{ID: s.ID, PublicName: s.PublicName, Provider: s.Provider,
-			Requests: count(s.Requests), SuccessRate: rate(s.Successes, s.Requests),
-			AvgLatency: latency(s.AvgLatencyMS), P95Latency: latency(s.P95LatencyMS),
-			TokensIn: count(s.TokensIn), TokensOut: count(s.TokensOut), Cost: money(s.CostUSD),
+			Requests: countText(s.Requests), SuccessRate: rateText(s.Successes, s.Requests),
+			AvgLatency: latencyText(s.AvgLatencyMS), P95Latency: latencyText(s.P95LatencyMS),
+			TokensIn: countText(s.TokensIn), TokensOut: countText(s.TokensOut), Cost: usdText(s.CostUSD),
 			LastError: shorten(s.LastError, 200)}
 		if s.LastErrorAt != nil {
-			rows[i].LastErrorAt = stamp(*s.LastErrorAt)
+			rows[i].LastErrorAt = stampText(*s.LastErrorAt)
 		}
 		if s.Requests == 0 {
 			rows[i].AvgLatency, rows[i].P95Latency = "–", "–"

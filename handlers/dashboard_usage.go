@@ -30,8 +30,8 @@ const (
 	usageMaxLogs = 20 * usageLogPage
 )
 
-// usage sums requests.
-type usage struct {
+// usageSum sums requests.
+type usageSum struct {
 	requests, successes int64
 	latencyMS           int64
 	tokensIn, tokensOut int64
@@ -41,7 +41,7 @@ type usage struct {
 	provider, upstream string
 }
 
-func (u *usage) add(l *models.RequestLog) {
+func (u *usageSum) add(l *models.RequestLog) {
 	u.requests++
 	if l.Status >= 200 && l.Status < 400 {
 		u.successes++
@@ -52,7 +52,7 @@ func (u *usage) add(l *models.RequestLog) {
 	u.costUSD += l.CostUSD
 }
 
-func (u *usage) avgLatencyMS() float64 {
+func (u *usageSum) avgLatencyMS() float64 {
 	if u.requests == 0 {
 		return 0
 	}
@@ -64,10 +64,10 @@ func (u *usage) avgLatencyMS() float64 {
 type usageReport struct {
 	window       usageWindow
 	since, until time.Time
-	buckets      []usage
-	total        usage
-	byModel      map[string]*usage
-	byDeployment map[int64]*usage
+	buckets      []usageSum
+	total        usageSum
+	byModel      map[string]*usageSum
+	byDeployment map[int64]*usageSum
 	read         int
 	truncated    bool
 }
@@ -77,8 +77,8 @@ type usageReport struct {
 func newUsageReport(w usageWindow, now time.Time) *usageReport {
 	until := now.UTC().Truncate(w.bucket).Add(w.bucket)
 	n := int(w.span / w.bucket)
-	return &usageReport{window: w, since: until.Add(-w.span), until: until, buckets: make([]usage, n),
-		byModel: map[string]*usage{}, byDeployment: map[int64]*usage{}}
+	return &usageReport{window: w, since: until.Add(-w.span), until: until, buckets: make([]usageSum, n),
+		byModel: map[string]*usageSum{}, byDeployment: map[int64]*usageSum{}}
 }
 
 // add counts a log if it lies in the window.
@@ -91,14 +91,14 @@ func (u *usageReport) add(l *models.RequestLog) {
 	u.total.add(l)
 	m := u.byModel[l.Model]
 	if m == nil {
-		m = &usage{}
+		m = &usageSum{}
 		u.byModel[l.Model] = m
 	}
 	m.add(l)
 	if l.DeploymentID != nil {
 		d := u.byDeployment[*l.DeploymentID]
 		if d == nil {
-			d = &usage{provider: l.ProviderName, upstream: l.UpstreamModel}
+			d = &usageSum{provider: l.ProviderName, upstream: l.UpstreamModel}
 			u.byDeployment[*l.DeploymentID] = d
 		}
 		d.add(l)

@@ -12,9 +12,9 @@ import (
 
 // Formatting of numbers, money and times for the admin pages.
 
-// money formats USD: cents from a dollar up, four decimals below (a
+// usdText formats USD: cents from a dollar up, four decimals below (a
 // request's fraction of a cent still shows), six below a hundredth of a cent.
-func money(f float64) string {
+func usdText(f float64) string {
 	switch a := math.Abs(f); {
 	case a == 0:
 		return "$0"
@@ -29,11 +29,11 @@ func money(f float64) string {
 
 // spendOf is spend against an optional budget.
 func spendOf(spend float64, budget *float64, period string) views.Spend {
-	s := views.Spend{SpendUSD: money(spend)}
+	s := views.Spend{SpendUSD: usdText(spend)}
 	if budget == nil {
 		return s
 	}
-	s.BudgetUSD, s.Period = money(*budget), period
+	s.BudgetUSD, s.Period = usdText(*budget), period
 	switch {
 	case *budget <= 0:
 		s.Fraction, s.Over = 1, spend > 0 || *budget == 0
@@ -44,13 +44,13 @@ func spendOf(spend float64, budget *float64, period string) views.Spend {
 	return s
 }
 
-// count formats a whole number with thousands separators.
-func count(n int64) string {
+// countText formats a whole number with thousands separators.
+func countText(n int64) string {
 	return withThousands(strconv.FormatInt(n, 10))
 }
 
-// compact formats a large number short: 1.2k, 3.4M.
-func compact(f float64) string {
+// compactText formats a large number short: 1.2k, 3.4M.
+func compactText(f float64) string {
 	switch a := math.Abs(f); {
 	case a >= 1e9:
 		return trimZero(fmt.Sprintf("%.1f", f/1e9)) + "G"
@@ -90,39 +90,39 @@ func withThousands(s string) string {
 	return sign + b.String()
 }
 
-// rate formats a fraction as a percentage; "–" without requests.
-func rate(ok, total int64) string {
+// rateText formats a fraction as a percentage; "–" without requests.
+func rateText(ok, total int64) string {
 	if total == 0 {
 		return "–"
 	}
 	return trimZero(fmt.Sprintf("%.1f", float64(ok)*100/float64(total))) + "%"
 }
 
-// latency formats milliseconds.
-func latency(ms float64) string {
+// latencyText formats milliseconds.
+func latencyText(ms float64) string {
 	if ms >= 10000 {
 		return trimZero(fmt.Sprintf("%.1f", ms/1000)) + " s"
 	}
 	return strconv.FormatFloat(math.Round(ms), 'f', 0, 64) + " ms"
 }
 
-// limit formats an optional limit; "–" when there is none.
-func limit(p *int) string {
+// limitText formats an optional limit; "–" when there is none.
+func limitText(p *int) string {
 	if p == nil {
 		return "–"
 	}
-	return count(int64(*p))
+	return countText(int64(*p))
 }
 
 const timeLayout = "2006-01-02 15:04:05"
 
-// stamp formats a time in UTC.
-func stamp(t time.Time) string {
+// stampText formats a time in UTC.
+func stampText(t time.Time) string {
 	return t.UTC().Format(timeLayout)
 }
 
-// remaining says how long until a deadline, coarsely: "1 h 59 min".
-func remaining(d time.Duration) string {
+// remainingText says how long until a deadline, coarsely: "1 h 59 min".
+func remainingText(d time.Duration) string {
 	switch {
 	case d <= 0:
 		return "now"

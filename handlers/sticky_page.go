@@ -47,7 +47,7 @@ func (a *App) stickyPage(r *http.Request, form views.StickyForm) (views.StickyPa
 	for _, b := range rt.StickyBindings() {
 		// TTLMS is what is left by the proxy's own clock.
 		row := views.StickyRow{Model: b.ModelName, DeploymentID: b.DeploymentID, Manual: b.Manual,
-			ExpiresIn: remaining(time.Duration(b.TTLMS) * time.Millisecond), ExpiresAt: stamp(b.ExpiresAt) + " UTC"}
+			ExpiresIn: remainingText(time.Duration(b.TTLMS) * time.Millisecond), ExpiresAt: stampText(b.ExpiresAt) + " UTC"}
 		if d := byID[b.DeploymentID]; d != nil {
 			row.Provider, row.UpstreamModel = d.Provider.Name, d.UpstreamModel
 		}

@@ -48,7 +48,7 @@ func (a *App) teamsPage(r *http.Request, form views.TeamForm) (views.TeamsPage, 
 	vm := views.TeamsPage{Form: teamForm(r, form), Teams: make([]views.TeamRow, len(ts))}
 	for i, t := range ts {
 		vm.Teams[i] = views.TeamRow{ID: t.ID, Name: t.Name, Spend: spendOf(t.SpendUSD, t.MaxBudgetUSD, t.BudgetDuration),
-			RPM: limit(t.RPMLimit), TPM: limit(t.TPMLimit), Users: users[t.ID], Keys: keys[t.ID]}
+			RPM: limitText(t.RPMLimit), TPM: limitText(t.TPMLimit), Users: users[t.ID], Keys: keys[t.ID]}
 	}
 	return vm, nil
 }
