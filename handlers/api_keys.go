@@ -12,6 +12,7 @@ type keyInput struct {
 	Name           string     `json:"name" validate:"required,max=200,singleline"`
 	Models         []string   `json:"models" validate:"max=1000,dive,required,max=500,publicname"`
 	MaxBudgetUSD   *float64   `json:"max_budget_usd" validate:"omitnil,gte=0"`
+	SoftBudgetUSD  *float64   `json:"soft_budget_usd" validate:"omitnil,gte=0"`
 	BudgetDuration string     `json:"budget_duration" validate:"omitempty,budgetduration"`
 	RPMLimit       *int       `json:"rpm_limit" validate:"omitnil,gte=0"`
 	TPMLimit       *int       `json:"tpm_limit" validate:"omitnil,gte=0"`
@@ -31,6 +32,7 @@ func keyInputOf(k *models.VirtualKey) keyInput {
 		Name:           k.Name,
 		Models:         k.Models,
 		MaxBudgetUSD:   k.MaxBudgetUSD,
+		SoftBudgetUSD:  k.SoftBudgetUSD,
 		BudgetDuration: k.BudgetDuration,
 		RPMLimit:       k.RPMLimit,
 		TPMLimit:       k.TPMLimit,
@@ -47,6 +49,7 @@ func (in *keyInput) applyTo(k *models.VirtualKey) {
 		k.Models = models.StringList{}
 	}
 	k.MaxBudgetUSD = in.MaxBudgetUSD
+	k.SoftBudgetUSD = in.SoftBudgetUSD
 	k.BudgetDuration = in.BudgetDuration
 	k.RPMLimit = in.RPMLimit
 	k.TPMLimit = in.TPMLimit
@@ -62,6 +65,7 @@ type keyJSON struct {
 	KeyHint        string     `json:"key_hint"`
 	Models         []string   `json:"models"`
 	MaxBudgetUSD   *float64   `json:"max_budget_usd"`
+	SoftBudgetUSD  *float64   `json:"soft_budget_usd"`
 	BudgetDuration string     `json:"budget_duration"`
 	SpendUSD       float64    `json:"spend_usd"`
 	RPMLimit       *int       `json:"rpm_limit"`
@@ -92,6 +96,7 @@ func keyJSONOf(k *models.VirtualKey) keyJSON {
 		KeyHint:        k.KeyHint,
 		Models:         ms,
 		MaxBudgetUSD:   k.MaxBudgetUSD,
+		SoftBudgetUSD:  k.SoftBudgetUSD,
 		BudgetDuration: k.BudgetDuration,
 		SpendUSD:       k.SpendUSD,
 		RPMLimit:       k.RPMLimit,

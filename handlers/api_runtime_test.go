@@ -46,7 +46,13 @@ func TestAPIStats(t *testing.T) {
 		if rec.Code != http.StatusOK {
 			t.Fatalf("status %d: %s", rec.Code, rec.Body)
 		}
-		before := decodeJSON[map[string][]map[string]any](t, rec)["deployments"]
+		first := decodeJSON[statsAnswer](t, rec)
+		before := first.Deployments
+		for _, k := range []string{"from", "to", "keys", "users", "teams", "models", "deployments"} {
+			if _, ok := first.Usage[k]; !ok {
+				t.Errorf("usage lacks %q: %s", k, rec.Body)
+			}
+		}
 		if len(before) != 2 {
 			t.Fatalf("%d deployments before any request, want the 2 enabled ones: %s", len(before), rec.Body)
 		}
@@ -62,7 +68,7 @@ func TestAPIStats(t *testing.T) {
 		}
 		rec = e.api(t, "GET", "/api/stats", "")
 		byID := map[string]map[string]any{}
-		for _, d := range decodeJSON[map[string][]map[string]any](t, rec)["deployments"] {
+		for _, d := range decodeJSON[statsAnswer](t, rec).Deployments {
 			byID[fmt.Sprint(d["id"])] = d
 		}
 		want := []string{"id", "public_name", "provider", "requests", "successes", "success_rate", "avg_latency_ms",
@@ -88,6 +94,12 @@ func TestAPIStats(t *testing.T) {
 			t.Errorf("limited last_error_at = %v, want %s", bad["last_error_at"], testNow.Format(time.RFC3339))
 		}
 	})
+}
+
+// statsAnswer is GET /api/stats, decoded.
+type statsAnswer struct {
+	Deployments []map[string]any `json:"deployments"`
+	Usage       map[string]any   `json:"usage"`
 }
 
 // poolStatus is GET /api/pools/{name}/status, decoded.

@@ -12,6 +12,7 @@ import (
 type teamInput struct {
 	Name           string   `json:"name" validate:"required,max=200,singleline"`
 	MaxBudgetUSD   *float64 `json:"max_budget_usd" validate:"omitnil,gte=0"`
+	SoftBudgetUSD  *float64 `json:"soft_budget_usd" validate:"omitnil,gte=0"`
 	BudgetDuration string   `json:"budget_duration" validate:"omitempty,budgetduration"`
 	RPMLimit       *int     `json:"rpm_limit" validate:"omitnil,gte=0"`
 	TPMLimit       *int     `json:"tpm_limit" validate:"omitnil,gte=0"`
@@ -21,6 +22,7 @@ func teamInputOf(t *models.Team) teamInput {
 	return teamInput{
 		Name:           t.Name,
 		MaxBudgetUSD:   t.MaxBudgetUSD,
+		SoftBudgetUSD:  t.SoftBudgetUSD,
 		BudgetDuration: t.BudgetDuration,
 		RPMLimit:       t.RPMLimit,
 		TPMLimit:       t.TPMLimit,
@@ -30,6 +32,7 @@ func teamInputOf(t *models.Team) teamInput {
 func (in *teamInput) applyTo(t *models.Team) {
 	t.Name = in.Name
 	t.MaxBudgetUSD = in.MaxBudgetUSD
+	t.SoftBudgetUSD = in.SoftBudgetUSD
 	t.BudgetDuration = in.BudgetDuration
 	t.RPMLimit = in.RPMLimit
 	t.TPMLimit = in.TPMLimit
@@ -40,6 +43,7 @@ type teamJSON struct {
 	ID             int64      `json:"id"`
 	Name           string     `json:"name"`
 	MaxBudgetUSD   *float64   `json:"max_budget_usd"`
+	SoftBudgetUSD  *float64   `json:"soft_budget_usd"`
 	BudgetDuration string     `json:"budget_duration"`
 	BudgetResetAt  *time.Time `json:"budget_reset_at"`
 	SpendUSD       float64    `json:"spend_usd"`
@@ -54,6 +58,7 @@ func teamJSONOf(t *models.Team) teamJSON {
 		ID:             t.ID,
 		Name:           t.Name,
 		MaxBudgetUSD:   t.MaxBudgetUSD,
+		SoftBudgetUSD:  t.SoftBudgetUSD,
 		BudgetDuration: t.BudgetDuration,
 		BudgetResetAt:  t.BudgetResetAt,
 		SpendUSD:       t.SpendUSD,

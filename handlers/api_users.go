@@ -15,6 +15,7 @@ type userInput struct {
 	Email          string   `json:"email" validate:"max=320,singleline"`
 	TeamID         *int64   `json:"team_id" validate:"omitnil,gt=0"`
 	MaxBudgetUSD   *float64 `json:"max_budget_usd" validate:"omitnil,gte=0"`
+	SoftBudgetUSD  *float64 `json:"soft_budget_usd" validate:"omitnil,gte=0"`
 	BudgetDuration string   `json:"budget_duration" validate:"omitempty,budgetduration"`
 }
 
@@ -35,6 +36,7 @@ func userInputOf(u *models.User) userInput {
 		Email:          u.Email,
 		TeamID:         u.TeamID,
 		MaxBudgetUSD:   u.MaxBudgetUSD,
+		SoftBudgetUSD:  u.SoftBudgetUSD,
 		BudgetDuration: u.BudgetDuration,
 	}
 }
@@ -44,6 +46,7 @@ func (in *userInput) applyTo(u *models.User) {
 	u.Email = in.Email
 	u.TeamID = in.TeamID
 	u.MaxBudgetUSD = in.MaxBudgetUSD
+	u.SoftBudgetUSD = in.SoftBudgetUSD
 	u.BudgetDuration = in.BudgetDuration
 }
 
@@ -54,6 +57,7 @@ type userJSON struct {
 	Email          string     `json:"email"`
 	TeamID         *int64     `json:"team_id"`
 	MaxBudgetUSD   *float64   `json:"max_budget_usd"`
+	SoftBudgetUSD  *float64   `json:"soft_budget_usd"`
 	BudgetDuration string     `json:"budget_duration"`
 	BudgetResetAt  *time.Time `json:"budget_reset_at"`
 	SpendUSD       float64    `json:"spend_usd"`
@@ -68,6 +72,7 @@ func userJSONOf(u *models.User) userJSON {
 		Email:          u.Email,
 		TeamID:         u.TeamID,
 		MaxBudgetUSD:   u.MaxBudgetUSD,
+		SoftBudgetUSD:  u.SoftBudgetUSD,
 		BudgetDuration: u.BudgetDuration,
 		BudgetResetAt:  u.BudgetResetAt,
 		SpendUSD:       u.SpendUSD,

@@ -1,6 +1,9 @@
 package handlers
 
-import "net/http"
+import (
+	"net/http"
+	"net/http/pprof"
+)
 
 // routes lists every route of the admin listener.
 func (a *App) routes() http.Handler {
@@ -89,6 +92,16 @@ func (a *App) routes() http.Handler {
 	mux.Handle("DELETE /api/sticky", api(a.clearSticky))
 
 	mux.Handle("GET /api/stats", api(a.showStats))
+	mux.Handle("GET /api/logs", api(a.listLogs))
+	mux.Handle("GET /api/settings", api(a.showSettings))
+	mux.Handle("PUT /api/settings", api(a.putSettings))
+
+	// Profiles, for the admin only (master key or session).
+	mux.Handle("GET /debug/pprof/", api(pprof.Index))
+	mux.Handle("GET /debug/pprof/cmdline", api(pprof.Cmdline))
+	mux.Handle("GET /debug/pprof/profile", api(pprof.Profile))
+	mux.Handle("GET /debug/pprof/symbol", api(pprof.Symbol))
+	mux.Handle("GET /debug/pprof/trace", api(pprof.Trace))
 
 	mux.Handle("/api/", api(a.apiNotFound))
 	return mux

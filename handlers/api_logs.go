@@ -1,0 +1,146 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"gateway/models"
+)
+
+// listLogs handles GET /api/logs?model=&provider=&key_id=&status=&before=&limit=:
+// recent request logs, newest first; before (a log id) pages back.
+func (a *App) listLogs(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := models.LogFilter{Model: q.Get("model"), Provider: q.Get("provider")}
+	for _, p := range []struct {
+		name string
+		dst  *int64
+	}{{"key_id", &f.KeyID}, {"before", &f.BeforeID}} {
+		if v := q.Get(p.name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				a.apiError(w, r, queryError(p.name, "a positive integer"))
+				return
+			}
+			*p.dst = n
+		}
+	}
+	for _, p := range []struct {
+		name string
+		dst  *int
+	}{{"status", &f.Status}, {"limit", &f.Limit}} {
+		if v := q.Get(p.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				a.apiError(w, r, queryError(p.name, "a positive integer"))
+				return
+			}
+			*p.dst = n
+		}
+	}
+	logs, err := a.store.ListRequestLogs(r.Context(), f)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	if logs == nil {
+		logs = []models.RequestLog{}
+	}
+	a.writeJSON(w, r, http.StatusOK, logs)
+}
+
+func queryError(param, want string) error {
+	return &userError{kind: models.ErrInvalid, msg: fmt.Sprintf("%s: must be %s", param, want)}
+}
+
+// usageJSON is what the request logs add up to over a time range.
+type usageJSON struct {
+	From        time.Time           `json:"from"`
+	To          time.Time           `json:"to"`
+	Keys        []models.UsageTotal `json:"keys"`
+	Users       []models.UsageTotal `json:"users"`
+	Teams       []models.UsageTotal `json:"teams"`
+	Models      []models.UsageTotal `json:"models"`
+	Deployments []models.UsageTotal `json:"deployments"`
+}
+
+// usageOver sums the request logs in [from, to) ("from" and "to" in the
+// query as RFC 3339; the last 24 hours by default) per key, user, team,
+// model and deployment.
+func (a *App) usageOver(r *http.Request) (*usageJSON, error) {
+	to, from := time.Now().UTC(), time.Time{}
+	for _, p := range []struct {
+		name string
+		dst  *time.Time
+	}{{"from", &from}, {"to", &to}} {
+		if v := r.URL.Query().Get(p.name); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return nil, queryError(p.name, "an RFC 3339 time such as 2026-11-30T00:00:00Z")
+			}
+			*p.dst = t
+		}
+	}
+	if from.IsZero() {
+		from = to.Add(-24 * time.Hour)
+	}
+	u := &usageJSON{From: from, To: to}
+	for _, g := range []struct {
+		by  string
+		dst *[]models.UsageTotal
+	}{{"key", &u.Keys}, {"user", &u.Users}, {"team", &u.Teams}, {"model", &u.Models}, {"deployment", &u.Deployments}} {
+		totals, err := a.store.SumRequestLogs(r.Context(), g.by, from, to)
+		if err != nil {
+			return nil, err
+		}
+		if totals == nil {
+			totals = []models.UsageTotal{}
+		}
+		*g.dst = totals
+	}
+	return u, nil
+}
+
+// settingsJSON is the body and answer of /api/settings.
+type settingsJSON struct {
+	LogRetentionDays *int `json:"log_retention_days" validate:"omitnil,gte=0,lte=36500"`
+}
+
+// showSettings handles GET /api/settings.
+func (a *App) showSettings(w http.ResponseWriter, r *http.Request) {
+	s, err := a.settings(r)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	a.writeJSON(w, r, http.StatusOK, s)
+}
+
+func (a *App) settings(r *http.Request) (settingsJSON, error) {
+	v, ok, err := a.store.GetSetting(r.Context(), models.SettingLogRetentionDays)
+	if err != nil || !ok {
+		zero := 0
+		return settingsJSON{LogRetentionDays: &zero}, err
+	}
+	n, _ := strconv.Atoi(v)
+	return settingsJSON{LogRetentionDays: &n}, nil
+}
+
+// putSettings handles PUT /api/settings: log_retention_days (0 keeps logs
+// for ever); request logs older than that are pruned every hour.
+func (a *App) putSettings(w http.ResponseWriter, r *http.Request) {
+	var in settingsJSON
+	if err := a.decodeBody(w, r, &in); err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	if in.LogRetentionDays != nil {
+		if err := a.store.PutSetting(r.Context(), models.SettingLogRetentionDays, strconv.Itoa(*in.LogRetentionDays)); err != nil {
+			a.apiError(w, r, err)
+			return
+		}
+	}
+	a.showSettings(w, r)
+}

@@ -1,0 +1,77 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"gateway/models"
+	"gateway/models/dbtest"
+)
+
+func TestAPILogsStatsAndSettings(t *testing.T) {
+	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
+		ta := newTestApp(t, s)
+		ctx := context.Background()
+		now := time.Now().UTC()
+		k1, k2 := int64(1), int64(2)
+		var rows []models.RequestLog
+		for i := range 30 {
+			k := &k1
+			if i%3 == 0 {
+				k = &k2
+			}
+			rows = append(rows, models.RequestLog{CreatedAt: now, KeyID: k, Model: "m", ProviderName: "p",
+				Status: 200 + (i%2)*229, OutputTokens: 2, CostUSD: 0.01})
+		}
+		if err := s.InsertRequestLogs(ctx, rows); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			query string
+			want  int
+		}{{"", 30}, {"?limit=5", 5}, {"?status=429", 15}, {"?key_id=2", 10}, {"?model=nope", 0}, {"?provider=p&status=200&limit=3", 3}} {
+			rec := ta.api(t, "GET", "/api/logs"+tc.query, "")
+			if got := decodeJSON[[]map[string]any](t, rec); rec.Code != 200 || len(got) != tc.want {
+				t.Fatalf("GET /api/logs%s: %d, %d logs, want %d", tc.query, rec.Code, len(got), tc.want)
+			}
+		}
+		page := decodeJSON[[]map[string]any](t, ta.api(t, "GET", "/api/logs?limit=10", ""))
+		older := decodeJSON[[]map[string]any](t, ta.api(t, "GET", fmt.Sprintf("/api/logs?limit=100&before=%v", page[9]["ID"]), ""))
+		if len(older) != 20 {
+			t.Fatalf("page 2 has %d logs, want 20", len(older))
+		}
+		for _, bad := range []string{"?limit=x", "?before=-1", "?status=0"} {
+			if rec := ta.api(t, "GET", "/api/logs"+bad, ""); rec.Code != 400 {
+				t.Fatalf("%s: %d", bad, rec.Code)
+			}
+		}
+		if rec := ta.do(t, "GET", "/api/logs", "", nil); rec.Code != 401 {
+			t.Fatalf("without credentials: %d", rec.Code)
+		}
+
+		rec := ta.api(t, "PUT", "/api/settings", `{"log_retention_days": 30}`)
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"log_retention_days":30`) {
+			t.Fatalf("PUT settings: %d %s", rec.Code, rec.Body)
+		}
+		if rec := ta.api(t, "PUT", "/api/settings", `{"log_retention_days": -1}`); rec.Code != 400 {
+			t.Fatalf("negative retention: %d", rec.Code)
+		}
+		if v, _, _ := s.GetSetting(ctx, models.SettingLogRetentionDays); v != "30" {
+			t.Fatalf("stored retention %q", v)
+		}
+
+		rec = ta.api(t, "POST", "/api/keys", `{"name":"soft","max_budget_usd":2,"soft_budget_usd":1}`)
+		if rec.Code != 201 || !strings.Contains(rec.Body.String(), `"soft_budget_usd":1`) {
+			t.Fatalf("key with a soft budget: %d %s", rec.Code, rec.Body)
+		}
+		if rec := ta.api(t, "GET", "/debug/pprof/", ""); rec.Code != 200 {
+			t.Fatalf("pprof with the master key: %d", rec.Code)
+		}
+		if rec := ta.do(t, "GET", "/debug/pprof/", "", nil); rec.Code != 401 {
+			t.Fatalf("pprof without credentials: %d", rec.Code)
+		}
+	})
+}
