@@ -267,3 +267,96 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// TestBrowserProviderKeyAndRequest: an admin adds a provider on the
+// Providers page, an entry on the Models page, creates a key on the Keys page
+// and uses it at once for a proxied request; the key is never shown again.
+func TestBrowserProviderKeyAndRequest(t *testing.T) {
+	ctx := browserContext(t)
+	g, _ := startGateway(t, testConfig("", t.TempDir()))
+	upstream := newFakeOpenAI(t)
+	base := "http://" + g.AdminAddr()
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	ready := chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete" && !!window.htmx`,
+			chromedp.WithPollingTimeout(10*time.Second)))
+		return err
+	})
+	do := func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Text(css(sel)))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return strings.TrimSpace(v)
+	}
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(artifactPath(t, name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	do(chromedp.Navigate(base+"/login"),
+		chromedp.WaitVisible(css(`[data-testid="login-form"]`)),
+		chromedp.SendKeys(css(`[data-testid="login-username"]`), "admin"),
+		chromedp.SendKeys(css(`[data-testid="login-password"]`), testPassword),
+		chromedp.Click(css(`[data-testid="login-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="nav"]`)),
+
+		chromedp.Navigate(base+"/providers"), ready,
+		chromedp.SendKeys(css(`#provider-name`), "browser-openai"),
+		chromedp.SetValue(css(`#provider-api_type`), "openai"),
+		chromedp.SendKeys(css(`#provider-base_url`), upstream.URL+"/v1"),
+		chromedp.SendKeys(css(`#provider-api_key`), testProviderKey),
+		chromedp.Click(css(`[data-testid="provider-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="provider"]`)))
+	if hint := text(`[data-testid="provider-key"]`); strings.Contains(hint, testProviderKey[:12]) || !strings.Contains(hint, testProviderKey[len(testProviderKey)-4:]) {
+		t.Fatalf("provider key shown as %q, want only its last four characters", hint)
+	}
+	shot("providers-page.png")
+	providerID, err := chromedp.Run(ctx, chromedp.AttributeValue(css(`[data-testid="provider"]`), "data-provider-id"))
+	if err != nil || providerID.Value == "" {
+		t.Fatalf("provider id: %v %v", providerID, err)
+	}
+	do(chromedp.Navigate(base+"/models"), ready,
+		chromedp.SetValue(css(`#public_name`), "browser-model"),
+		chromedp.SetValue(css(`#provider_id`), providerID.Value),
+		chromedp.SetValue(css(`#upstream_model`), "gpt-upstream-1"),
+		chromedp.Click(css(`[data-testid="model-entry-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="pool"][data-public-name="browser-model"]`)),
+
+		chromedp.Navigate(base+"/keys"), ready,
+		chromedp.SendKeys(css(`#key-name`), "from-the-browser"),
+		chromedp.Click(css(`[data-testid="key-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="new-key-value"]`)))
+	key := text(`[data-testid="new-key-value"]`)
+	shot("keys-page.png")
+	if !strings.HasPrefix(key, "sk-") {
+		t.Fatalf("new key %q", key)
+	}
+	p := chatParams()
+	p.Model = "browser-model"
+	client := sdk(g, key)
+	c, err := client.Chat.Completions.New(context.Background(), p)
+	if err != nil || c.Choices[0].Message.Content != "hello from upstream" {
+		t.Fatalf("the key made in the browser does not work: %v", err)
+	}
+	do(chromedp.Navigate(base+"/keys"), chromedp.WaitVisible(css(`[data-testid="keys"]`)))
+	page, err := chromedp.Run(ctx, chromedp.OuterHTML(css("html")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(page, key) {
+		t.Fatal("the key is shown again on a later visit to /keys")
+	}
+}
