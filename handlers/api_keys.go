@@ -130,16 +130,7 @@ func (a *App) createKey(w http.ResponseWriter, r *http.Request) {
 
 // listKeys handles GET /api/keys.
 func (a *App) listKeys(w http.ResponseWriter, r *http.Request) {
-	ks, err := a.store.ListKeys(r.Context())
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	out := make([]keyJSON, len(ks))
-	for i := range ks {
-		out[i] = keyJSONOf(&ks[i])
-	}
-	a.writeJSON(w, r, http.StatusOK, out)
+	listAs(a, w, r, a.store.ListKeys, keyJSONOf)
 }
 
 // updateKey handles PATCH /api/keys/{id}; "revoked": true revokes the key,

@@ -65,16 +65,7 @@ func (a *App) createModelEntryAPI(w http.ResponseWriter, r *http.Request) {
 
 // listModelEntries handles GET /api/models.
 func (a *App) listModelEntries(w http.ResponseWriter, r *http.Request) {
-	ds, err := a.store.ListDeployments(r.Context())
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	out := make([]modelEntryJSON, len(ds))
-	for i := range ds {
-		out[i] = modelEntryJSONOf(&ds[i])
-	}
-	a.writeJSON(w, r, http.StatusOK, out)
+	listAs(a, w, r, a.store.ListDeployments, modelEntryJSONOf)
 }
 
 // updateModelEntry handles PATCH /api/models/{id}: absent fields keep their

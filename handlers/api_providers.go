@@ -80,16 +80,7 @@ func (a *App) createProvider(w http.ResponseWriter, r *http.Request) {
 
 // listProviders handles GET /api/providers.
 func (a *App) listProviders(w http.ResponseWriter, r *http.Request) {
-	ps, err := a.store.ListProviders(r.Context())
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	out := make([]providerJSON, len(ps))
-	for i := range ps {
-		out[i] = providerJSONOf(&ps[i])
-	}
-	a.writeJSON(w, r, http.StatusOK, out)
+	listAs(a, w, r, a.store.ListProviders, providerJSONOf)
 }
 
 // updateProvider handles PATCH /api/providers/{id}.

@@ -87,16 +87,7 @@ func (a *App) createTeam(w http.ResponseWriter, r *http.Request) {
 
 // listTeams handles GET /api/teams.
 func (a *App) listTeams(w http.ResponseWriter, r *http.Request) {
-	ts, err := a.store.ListTeams(r.Context())
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	out := make([]teamJSON, len(ts))
-	for i := range ts {
-		out[i] = teamJSONOf(&ts[i])
-	}
-	a.writeJSON(w, r, http.StatusOK, out)
+	listAs(a, w, r, a.store.ListTeams, teamJSONOf)
 }
 
 // updateTeam handles PATCH /api/teams/{id}.

@@ -103,16 +103,7 @@ func (a *App) createUser(w http.ResponseWriter, r *http.Request) {
 
 // listUsers handles GET /api/users.
 func (a *App) listUsers(w http.ResponseWriter, r *http.Request) {
-	us, err := a.store.ListUsers(r.Context())
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	out := make([]userJSON, len(us))
-	for i := range us {
-		out[i] = userJSONOf(&us[i])
-	}
-	a.writeJSON(w, r, http.StatusOK, out)
+	listAs(a, w, r, a.store.ListUsers, userJSONOf)
 }
 
 // updateUser handles PATCH /api/users/{id}.

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 )
@@ -90,4 +91,19 @@ func (a *App) writtenWithWarning(w http.ResponseWriter, r *http.Request, status 
 
 func (a *App) apiNotFound(w http.ResponseWriter, r *http.Request) {
 	a.writeJSON(w, r, http.StatusNotFound, errorBody{Error: errorDetail{Message: "no API route " + r.Method + " " + r.URL.Path}})
+}
+
+// listAs answers a GET of a whole list: every row the store lists, each
+// shown as its JSON view.
+func listAs[T, J any](a *App, w http.ResponseWriter, r *http.Request, list func(context.Context) ([]T, error), show func(*T) J) {
+	rows, err := list(r.Context())
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	out := make([]J, len(rows))
+	for i := range rows {
+		out[i] = show(&rows[i])
+	}
+	a.writeJSON(w, r, http.StatusOK, out)
 }
