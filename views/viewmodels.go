@@ -30,21 +30,6 @@ type Dashboard struct {
 	Keys         int
 }
 
-// ModelsPage lists every pool and holds the add-entry form.
-type ModelsPage struct {
-	Pools []Pool
-	// ProviderHint is a curl command that adds a provider, shown while there is none.
-	ProviderHint string
-	Form         ModelEntryForm
-}
-
-// Pool is every model entry sharing one public name.
-type Pool struct {
-	PublicName string
-	Wildcard   bool
-	Members    []ModelEntry
-}
-
 // ModelEntry is one row of a pool, already formatted for display.
 type ModelEntry struct {
 	ID            int64

@@ -1,0 +1,28 @@
+package models_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"gateway/models"
+	"gateway/models/dbtest"
+)
+
+func BenchmarkInsertRequestLogs(b *testing.B) {
+	s := dbtest.MustOpenStore(b, "", b.TempDir())
+	k := int64(1)
+	rows := make([]models.RequestLog, 200)
+	for i := range rows {
+		rows[i] = models.RequestLog{CreatedAt: time.Now(), KeyID: &k, Model: "m", Status: 200, InputTokens: 10, OutputTokens: 5, CostUSD: 0.001, RequestID: "abc"}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range rows {
+			rows[i].ID = 0
+		}
+		if err := s.SaveLogsAndSpend(context.Background(), rows, []models.SpendDelta{{Holder: models.SpendKey, ID: 1, USD: 0.2}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
