@@ -61,10 +61,11 @@ func Open(ctx context.Context, dsn, dataDir string) (*DB, error) {
 
 // sqliteDSN puts busy_timeout first so that even the other pragmas wait for a
 // lock instead of failing; immediate transactions avoid the deadlock of two
-// readers upgrading to writers at once.
+// readers upgrading to writers at once. temp_store(MEMORY) keeps the statement
+// journal of a multi-row INSERT in memory instead of a temporary file.
 func sqliteDSN(path string) string {
 	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 }
 
 func (db *DB) ping(ctx context.Context) error {

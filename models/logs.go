@@ -8,12 +8,19 @@ import (
 	"gorm.io/gorm"
 )
 
-// InsertRequestLogs writes a batch of request logs in one statement.
+// logBatchRows is how many request logs go into one INSERT. The pure-Go
+// SQLite driver binds parameters in time quadratic in their number, so a
+// 200-row statement of 24 columns spent most of its time binding; 25 rows
+// halves the cost of a batch (models/bench_logs_test.go: 19 ms → 9 ms for 200
+// rows) and hardly changes PostgreSQL's.
+const logBatchRows = 25
+
+// InsertRequestLogs writes a batch of request logs, logBatchRows to a statement.
 func (s *Store) InsertRequestLogs(ctx context.Context, logs []RequestLog) error {
 	if len(logs) == 0 {
 		return nil
 	}
-	return wrap(s.g(ctx).CreateInBatches(logs, 500).Error, "insert %d request logs", len(logs))
+	return wrap(s.g(ctx).CreateInBatches(logs, logBatchRows).Error, "insert %d request logs", len(logs))
 }
 
 // LogFilter selects request logs; zero fields select everything.
@@ -101,7 +108,7 @@ func spendTable(holder string) (string, error) {
 func (s *Store) SaveLogsAndSpend(ctx context.Context, logs []RequestLog, spend []SpendDelta) error {
 	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
 		if len(logs) > 0 {
-			if err := tx.CreateInBatches(logs, 500).Error; err != nil {
+			if err := tx.CreateInBatches(logs, logBatchRows).Error; err != nil {
 				return wrap(err, "insert %d request logs", len(logs))
 			}
 		}
