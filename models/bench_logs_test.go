@@ -18,8 +18,9 @@ func BenchmarkInsertRequestLogs(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
+		now := time.Now() // rising, as in a real log: index entries go at the end
 		for i := range rows {
-			rows[i].ID = 0
+			rows[i].ID, rows[i].CreatedAt = 0, now
 		}
 		if err := s.SaveLogsAndSpend(context.Background(), rows, []models.SpendDelta{{Holder: models.SpendKey, ID: 1, USD: 0.2}}); err != nil {
 			b.Fatal(err)
