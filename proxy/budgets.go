@@ -200,11 +200,10 @@ func (k *virtualKey) overSoft() string {
 			continue
 		}
 		b.mu.Lock()
-		over := b.soft > 0 && b.spent >= b.soft
-		msg := fmt.Sprintf("%s has spent $%.4f of its soft budget of $%.4f", b.name, b.spent, b.soft)
+		spent, soft := b.spent, b.soft
 		b.mu.Unlock()
-		if over {
-			return msg
+		if soft > 0 && spent >= soft {
+			return fmt.Sprintf("%s has spent $%.4f of its soft budget of $%.4f", b.name, spent, soft)
 		}
 	}
 	return ""
