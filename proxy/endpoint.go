@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"gateway/models"
@@ -166,16 +165,4 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		return nil, errBadRequest("unreadable_body", "could not read the request body: "+err.Error())
 	}
 	return buf.Bytes(), nil
-}
-
-// setGatewayHeaders tells the caller who served: the body's model stays what
-// the upstream said.
-func (x *exchange) setGatewayHeaders(h http.Header) {
-	h.Set("X-Gateway-Deployment-Id", strconv.FormatInt(x.member.id, 10))
-	h.Set("X-Gateway-Upstream-Model", x.row.UpstreamModel)
-	h.Set("X-Gateway-Provider", x.member.provider.name)
-	h.Set("X-Gateway-Attempts", strconv.Itoa(x.row.Attempts))
-	if x.row.Fallback != "" {
-		h.Set("X-Gateway-Fallback", x.row.Fallback)
-	}
 }

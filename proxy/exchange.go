@@ -52,8 +52,8 @@ func newRequestID() string {
 
 func (x *exchange) setKey(k *virtualKey) {
 	x.key = k
-	// The row may point into the snapshot: it is immutable, and GORM only
-	// reads these fields.
+	// The row may point into the snapshot: it is immutable, and the log
+	// writer only reads these fields.
 	x.row.KeyID, x.row.UserID, x.row.TeamID = &k.id, k.userID, k.teamID
 }
 

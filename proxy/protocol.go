@@ -30,8 +30,8 @@ const defaultAnthropicVersion = "2023-06-01"
 // its protocol's header, never the caller's, and for Anthropic the API
 // version and betas, taken from an Anthropic caller.
 func setUpstreamHeaders(h http.Header, p *provider, caller protocol, in http.Header) {
-	h.Set("Content-Type", "application/json")
-	h.Set(p.keyHeader, p.keyValue)
+	h["Content-Type"] = valueJSON
+	h[p.keyHeader] = p.keyValues
 	if p.protocol != protoAnthropic {
 		return
 	}

@@ -32,6 +32,7 @@ type provider struct {
 	// Bearer …" or "X-Api-Key: …"): into that one header and nowhere else,
 	// never into a log line or an error.
 	keyHeader, keyValue string
+	keyValues           []string // keyValue, built once for the header
 	transport           *http.Transport
 	// err is a configuration problem found at reload (bad base URL, a key that
 	// does not decrypt): the provider's members answer 502 naming it, and the
@@ -106,6 +107,7 @@ func newProvider(p *models.Provider, apiKey string, keyErr error, t *http.Transp
 	default:
 		pr.err = fmt.Errorf("unknown api_type %q", p.APIType)
 	}
+	pr.keyValues = headerValue(pr.keyValue)
 	if pr.err == nil {
 		pr.base, pr.query, pr.err = baseURL(p.BaseURL, pr.protocol)
 	}

@@ -47,6 +47,7 @@ type member struct {
 	hasCacheRead   bool
 	provider       *provider
 	state          *memberState
+	headers        memberHeaders
 }
 
 // route is the answer to "who serves model N": a pool and, for a wildcard
@@ -165,6 +166,9 @@ func newMember(d *models.Deployment, p *provider, st *memberState) *member {
 		provider:      p,
 		state:         st,
 		cooldown:      -1,
+	}
+	if p != nil { // nil only in tests of the table alone
+		m.headers = newMemberHeaders(d.ID, d.UpstreamModel, p.name)
 	}
 	if d.CooldownSeconds != nil && *d.CooldownSeconds >= 0 {
 		m.cooldown = time.Duration(*d.CooldownSeconds) * time.Second

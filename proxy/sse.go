@@ -138,9 +138,9 @@ func (rs *relayedStream) startCallerStream(resp *http.Response) {
 	h := rs.w.Header()
 	rs.x.setGatewayHeaders(h)
 	h.Set("Content-Type", cmpStr(rs.ad.contentType(), resp.Header.Get("Content-Type")))
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no") // a reverse proxy in front must not buffer either
-	h.Set("Trailer", "X-Gateway-Cost-Usd")
+	h["Cache-Control"] = valueNoCache
+	h["X-Accel-Buffering"] = valueNo // a reverse proxy in front must not buffer either
+	h["Trailer"] = valueCostHeader
 	rs.w.WriteHeader(resp.StatusCode)
 	rs.x.row.Status = resp.StatusCode
 }

@@ -109,7 +109,7 @@ func (rq *routing) deliver(a *upstreamAnswer, c *callPlan) *failure {
 	x.account(u)
 	h := w.Header()
 	x.setGatewayHeaders(h)
-	h.Set("Content-Type", cmpStr(a.contentType, "application/json"))
+	h["Content-Type"] = jsonOr(a.contentType)
 	h.Set("X-Gateway-Cost-Usd", formatCost(x.row.CostUSD))
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(a.status)

@@ -1,0 +1,332 @@
+package translate
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// jsonReader reads the few JSON shapes that the stream fast paths decode
+// by hand (see fastevents_in.go): objects whose members are strings, small
+// integers, null, and nested objects or arrays the caller walks. It is
+// strict rather than complete: anything it does not expect (a nested value
+// where a scalar should be, an escaped or non-ASCII key, a large or
+// fractional number, trailing bytes) makes it fail, and the caller falls
+// back to encoding/json. What it accepts is valid JSON, and decodes to
+// what encoding/json would decode it to.
+type jsonReader struct {
+	data []byte
+	pos  int
+	buf  []byte // scratch for decoded strings, reused
+}
+
+func (r *jsonReader) reset(data []byte) {
+	r.data, r.pos = data, 0
+}
+
+func (r *jsonReader) skipSpace() {
+	for r.pos < len(r.data) {
+		switch r.data[r.pos] {
+		case ' ', '\t', '\n', '\r':
+			r.pos++
+		default:
+			return
+		}
+	}
+}
+
+// consume skips space and then c, if c is next.
+func (r *jsonReader) consume(c byte) bool {
+	r.skipSpace()
+	if r.pos < len(r.data) && r.data[r.pos] == c {
+		r.pos++
+		return true
+	}
+	return false
+}
+
+// end reports whether only space is left.
+func (r *jsonReader) end() bool {
+	r.skipSpace()
+	return r.pos == len(r.data)
+}
+
+// object reads an object, calling member for each key with the reader at
+// the key's value; member reads the value and reports whether it could.
+// Keys are plain lowercase ASCII (see key).
+func (r *jsonReader) object(member func(key []byte) bool) bool {
+	if !r.consume('{') {
+		return false
+	}
+	if r.consume('}') {
+		return true
+	}
+	for {
+		key, ok := r.key()
+		if !ok || !r.consume(':') || !member(key) {
+			return false
+		}
+		if !r.consume(',') {
+			return r.consume('}')
+		}
+	}
+}
+
+// key reads an object key made of lowercase letters, digits and _ only.
+// encoding/json matches keys to fields without regard to case (and with
+// Unicode folding): refusing every other key keeps that question away.
+func (r *jsonReader) key() ([]byte, bool) {
+	if !r.consume('"') {
+		return nil, false
+	}
+	start := r.pos
+	for ; r.pos < len(r.data); r.pos++ {
+		switch c := r.data[r.pos]; {
+		case c == '"':
+			r.pos++
+			return r.data[start : r.pos-1], true
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '_':
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// skip reads a value the caller does not need, if it is a scalar: a
+// string, a number, true, false or null.
+func (r *jsonReader) skip() bool {
+	r.skipSpace()
+	if r.pos >= len(r.data) {
+		return false
+	}
+	switch r.data[r.pos] {
+	case '"':
+		_, ok := r.bytes()
+		return ok
+	case 't':
+		return r.literal("true")
+	case 'f':
+		return r.literal("false")
+	case 'n':
+		return r.literal("null")
+	}
+	return r.number()
+}
+
+func (r *jsonReader) literal(lit string) bool {
+	r.skipSpace()
+	if len(r.data)-r.pos < len(lit) || string(r.data[r.pos:r.pos+len(lit)]) != lit {
+		return false
+	}
+	r.pos += len(lit)
+	return true
+}
+
+// null reads null, if it is next.
+func (r *jsonReader) null() bool { return r.literal("null") }
+
+// number reads a number as JSON's grammar has it:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (r *jsonReader) number() bool {
+	r.skipSpace()
+	if r.pos < len(r.data) && r.data[r.pos] == '-' {
+		r.pos++
+	}
+	switch {
+	case r.pos < len(r.data) && r.data[r.pos] == '0':
+		r.pos++
+	case !r.digits():
+		return false
+	}
+	if r.pos < len(r.data) && r.data[r.pos] == '.' {
+		r.pos++
+		if !r.digits() {
+			return false
+		}
+	}
+	if r.pos < len(r.data) && (r.data[r.pos] == 'e' || r.data[r.pos] == 'E') {
+		r.pos++
+		if r.pos < len(r.data) && (r.data[r.pos] == '+' || r.data[r.pos] == '-') {
+			r.pos++
+		}
+		return r.digits()
+	}
+	return true
+}
+
+// digits reads one or more decimal digits.
+func (r *jsonReader) digits() bool {
+	start := r.pos
+	for r.pos < len(r.data) && '0' <= r.data[r.pos] && r.data[r.pos] <= '9' {
+		r.pos++
+	}
+	return r.pos > start
+}
+
+// int reads a non-negative integer of at most nine digits, which fits an
+// int everywhere; anything else (a sign, a fraction, an exponent, more
+// digits) fails.
+func (r *jsonReader) int() (int, bool) {
+	r.skipSpace()
+	start := r.pos
+	n := 0
+	for r.pos < len(r.data) && '0' <= r.data[r.pos] && r.data[r.pos] <= '9' {
+		n = n*10 + int(r.data[r.pos]-'0')
+		r.pos++
+	}
+	switch digits := r.pos - start; {
+	case digits == 0 || digits > 9 || digits > 1 && r.data[start] == '0':
+		return 0, false
+	case r.pos < len(r.data) && (r.data[r.pos] == '.' || r.data[r.pos] == 'e' || r.data[r.pos] == 'E'):
+		return 0, false
+	}
+	return n, true
+}
+
+// string reads a string. The values the fast paths compare (event and
+// delta types) come back as constants, without an allocation.
+func (r *jsonReader) string() (string, bool) {
+	b, ok := r.bytes()
+	if !ok {
+		return "", false
+	}
+	switch string(b) {
+	case "":
+		return "", true
+	case "content_block_delta":
+		return "content_block_delta", true
+	case "text_delta":
+		return "text_delta", true
+	case "thinking_delta":
+		return "thinking_delta", true
+	case "input_json_delta":
+		return "input_json_delta", true
+	case "function":
+		return "function", true
+	}
+	return string(b), true
+}
+
+// stringOrNull reads a string, or null as "" (encoding/json leaves a
+// string that is null as it was, and the fast paths start from "").
+func (r *jsonReader) stringOrNull() (string, bool) {
+	r.skipSpace()
+	if r.pos < len(r.data) && r.data[r.pos] == 'n' {
+		return "", r.null()
+	}
+	return r.string()
+}
+
+// bytes reads a string and decodes it into r.buf, which it returns: valid
+// until the next call. Decoding is encoding/json's: the escapes JSON has,
+// surrogate pairs joined and lone surrogates as U+FFFD, and each byte of
+// invalid UTF-8 as U+FFFD; a raw control character or a bad escape fails.
+func (r *jsonReader) bytes() ([]byte, bool) {
+	if !r.consume('"') {
+		return nil, false
+	}
+	r.buf = r.buf[:0]
+	start := r.pos
+	for r.pos < len(r.data) {
+		c := r.data[r.pos]
+		switch {
+		case c == '"':
+			r.buf = append(r.buf, r.data[start:r.pos]...)
+			r.pos++
+			return r.buf, true
+		case c < 0x20:
+			return nil, false
+		case c == '\\':
+			r.buf = append(r.buf, r.data[start:r.pos]...)
+			if !r.escape() {
+				return nil, false
+			}
+			start = r.pos
+		case c < utf8.RuneSelf:
+			r.pos++
+		default:
+			rn, size := utf8.DecodeRune(r.data[r.pos:])
+			if rn == utf8.RuneError && size == 1 {
+				r.buf = append(r.buf, r.data[start:r.pos]...)
+				r.buf = utf8.AppendRune(r.buf, utf8.RuneError)
+				start = r.pos + 1
+			}
+			r.pos += size
+		}
+	}
+	return nil, false
+}
+
+// escape decodes the escape at r.pos into r.buf.
+func (r *jsonReader) escape() bool {
+	if r.pos+1 >= len(r.data) {
+		return false
+	}
+	c := r.data[r.pos+1]
+	r.pos += 2
+	switch c {
+	case '"', '\\', '/':
+		r.buf = append(r.buf, c)
+	case 'b':
+		r.buf = append(r.buf, '\b')
+	case 'f':
+		r.buf = append(r.buf, '\f')
+	case 'n':
+		r.buf = append(r.buf, '\n')
+	case 'r':
+		r.buf = append(r.buf, '\r')
+	case 't':
+		r.buf = append(r.buf, '\t')
+	case 'u':
+		return r.unicodeEscape()
+	default:
+		return false
+	}
+	return true
+}
+
+// unicodeEscape decodes what follows \u, joining a surrogate pair as
+// encoding/json does.
+func (r *jsonReader) unicodeEscape() bool {
+	rn := hex4(r.data[r.pos:])
+	if rn < 0 {
+		return false
+	}
+	r.pos += 4
+	if utf16.IsSurrogate(rn) {
+		next := rune(-1)
+		if len(r.data)-r.pos >= 6 && r.data[r.pos] == '\\' && r.data[r.pos+1] == 'u' {
+			next = hex4(r.data[r.pos+2:])
+		}
+		if pair := utf16.DecodeRune(rn, next); pair != utf8.RuneError {
+			r.pos += 6
+			rn = pair
+		} else {
+			rn = utf8.RuneError
+		}
+	}
+	r.buf = utf8.AppendRune(r.buf, rn)
+	return true
+}
+
+// hex4 reads four hex digits, or gives -1.
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	var n rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		n = n*16 + rune(c)
+	}
+	return n
+}
