@@ -23,6 +23,10 @@ type Config struct {
 	LogLevel      string
 	MaxBodyMB     int
 	RedisURL      string
+	// SecureCookies marks the admin session cookie Secure: set it when the
+	// admin app is reached over HTTPS (a TLS proxy in front).
+	SecureCookies    bool
+	secureCookiesRaw string
 }
 
 // setting describes one Config field for flags, environment and --help.
@@ -43,6 +47,7 @@ func (c *Config) settings() []setting {
 		{"admin-password", "GATEWAY_ADMIN_PASSWORD", "", "password of the first admin user, when none exists yet; empty: a one-time password is printed", &c.AdminPassword, nil},
 		{"log-level", "GATEWAY_LOG_LEVEL", "info", "debug, info, warn or error", &c.LogLevel, nil},
 		{"max-body-mb", "GATEWAY_MAX_BODY_MB", "32", "request body limit in MiB; larger requests get 413", nil, &c.MaxBodyMB},
+		{"secure-cookies", "GATEWAY_SECURE_COOKIES", "false", "mark the admin session cookie Secure: true when the admin app is served over HTTPS (TLS in front)", &c.secureCookiesRaw, nil},
 		{"redis-url", "GATEWAY_REDIS_URL", "", "shares cooldowns, sticky bindings and rate limits between replicas (not used yet)", &c.RedisURL, nil},
 	}
 }
@@ -108,6 +113,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return c, err
 	}
+	secure, err := strconv.ParseBool(c.secureCookiesRaw)
+	if err != nil {
+		return c, fmt.Errorf("secure-cookies: want true or false, got %q", c.secureCookiesRaw)
+	}
+	c.SecureCookies = secure
 	return c, nil
 }
 

@@ -81,11 +81,12 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (g *Gatewa
 	}
 	origin := newOrigin()
 	admin, err := handlers.New(g.Store, handlers.Options{
-		Logger:     logger,
-		MasterKey:  cfg.MasterKey,
-		SessionKey: deriveKey(secret, "gateway admin sessions v1"),
-		Reloader:   announcingReloader{proxy: g.proxy, db: g.db, origin: origin},
-		Runtime:    g.proxy,
+		Logger:        logger,
+		MasterKey:     cfg.MasterKey,
+		SessionKey:    deriveKey(secret, "gateway admin sessions v1"),
+		SecureCookies: cfg.SecureCookies,
+		Reloader:      announcingReloader{proxy: g.proxy, db: g.db, origin: origin},
+		Runtime:       g.proxy,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("admin: %w", err)

@@ -457,6 +457,25 @@ func TestShutdownFinishesStreams(t *testing.T) {
 	}
 }
 
+// TestSecureCookies: behind TLS the session cookie is marked Secure, and
+// only then (on plain http a browser would not send it back).
+func TestSecureCookies(t *testing.T) {
+	for _, secure := range []bool{false, true} {
+		cfg := testConfig("", t.TempDir())
+		cfg.SecureCookies = secure
+		g, _ := startGateway(t, cfg)
+		resp, err := http.Get("http://" + g.AdminAddr() + "/login")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		cookies := resp.Cookies()
+		if len(cookies) != 1 || cookies[0].Secure != secure || !cookies[0].HttpOnly {
+			t.Errorf("secure-cookies %v: the login page set %v", secure, resp.Header["Set-Cookie"])
+		}
+	}
+}
+
 func TestConfigFromFlagsAndEnv(t *testing.T) {
 	env := map[string]string{"GATEWAY_PROXY_ADDR": "127.0.0.1:5000", "GATEWAY_MAX_BODY_MB": "8", "GATEWAY_LOG_LEVEL": "warn",
 		"GATEWAY_MASTER_KEY": "mk-from-env-SECRET", "GATEWAY_DATABASE_URL": "postgres://u:PASSWORD@h/db"}
@@ -478,7 +497,13 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 	if def.ProxyAddr != "127.0.0.1:4000" || def.MaxBodyMB != 32 || def.DatabaseURL != "" {
 		t.Fatalf("defaults = %+v", def)
 	}
-	for _, bad := range [][]string{{"--max-body-mb", "0"}, {"--log-level", "loud"}, {"extra"}} {
+	if def.SecureCookies {
+		t.Fatal("cookies are Secure by default: the admin app on plain http could not sign in")
+	}
+	if secure, _ := parseConfig([]string{"--secure-cookies=true"}, getenv, io.Discard); !secure.SecureCookies {
+		t.Fatal("--secure-cookies=true did not set SecureCookies")
+	}
+	for _, bad := range [][]string{{"--max-body-mb", "0"}, {"--log-level", "loud"}, {"extra"}, {"--secure-cookies", "maybe"}} {
 		if _, err := parseConfig(bad, getenv, io.Discard); err == nil {
 			t.Fatalf("%v accepted", bad)
 		}
@@ -492,7 +517,7 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 		t.Errorf("--help shows secrets from the environment:\n%s", help.String())
 	}
 	for _, v := range []string{"GATEWAY_PROXY_ADDR", "GATEWAY_ADMIN_ADDR", "GATEWAY_DATABASE_URL", "GATEWAY_DATA_DIR",
-		"GATEWAY_MASTER_KEY", "GATEWAY_SECRET", "GATEWAY_ADMIN_PASSWORD", "GATEWAY_LOG_LEVEL", "GATEWAY_MAX_BODY_MB", "GATEWAY_REDIS_URL"} {
+		"GATEWAY_MASTER_KEY", "GATEWAY_SECRET", "GATEWAY_ADMIN_PASSWORD", "GATEWAY_LOG_LEVEL", "GATEWAY_MAX_BODY_MB", "GATEWAY_REDIS_URL", "GATEWAY_SECURE_COOKIES"} {
 		if !strings.Contains(help.String(), v) {
 			t.Errorf("--help does not list %s", v)
 		}
