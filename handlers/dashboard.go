@@ -76,23 +76,22 @@ func fillUsage(vm *views.DashboardPage, rep *usageReport, entries []models.Deplo
 		vm.Windows = append(vm.Windows, views.WindowChoice{Value: w.name, Label: w.label, Active: w.name == rep.window.name})
 	}
 	vm.Since, vm.Until = rep.since.Format("2006-01-02 15:04"), rep.until.Format("2006-01-02 15:04")
-	vm.Truncated, vm.LogsRead = rep.truncated, rep.read
 	t := &rep.total
-	vm.Totals = views.UsageTotals{Requests: countText(t.requests), SuccessRate: rateText(t.successes, t.requests),
-		AvgLatency: "–", Tokens: compactText(float64(t.tokensIn + t.tokensOut)), Cost: usdText(t.costUSD)}
-	if t.requests > 0 {
-		vm.Totals.AvgLatency = latencyText(t.avgLatencyMS())
+	vm.Totals = views.UsageTotals{Requests: countText(t.Requests), SuccessRate: rateText(t.Successes, t.Requests),
+		AvgLatency: "–", Tokens: compactText(float64(t.TokensIn + t.TokensOut)), Cost: usdText(t.CostUSD)}
+	if t.Requests > 0 {
+		vm.Totals.AvgLatency = latencyText(t.AvgMS())
 	}
 	vm.Charts = usageCharts(rep)
-	for name, u := range rep.byModel {
-		vm.Models = append(vm.Models, usageRow(name, "", u))
+	for _, u := range rep.byModel {
+		vm.Models = append(vm.Models, usageRow(u.Group, "", u))
 	}
-	byID := make(map[int64]*models.Deployment, len(entries))
+	byID := make(map[string]*models.Deployment, len(entries))
 	for i := range entries {
-		byID[entries[i].ID] = &entries[i]
+		byID[strconv.FormatInt(entries[i].ID, 10)] = &entries[i]
 	}
-	for id, u := range rep.byDeployment {
-		vm.Deployments = append(vm.Deployments, deploymentUsageRow(id, byID[id], u))
+	for _, u := range rep.byDeployment {
+		vm.Deployments = append(vm.Deployments, deploymentUsageRow(byID[u.Group], u))
 	}
 	for _, rows := range [][]views.UsageRow{vm.Models, vm.Deployments} {
 		slices.SortStableFunc(rows, func(x, y views.UsageRow) int {
@@ -101,18 +100,18 @@ func fillUsage(vm *views.DashboardPage, rep *usageReport, entries []models.Deplo
 	}
 }
 
-func usageRow(name, detail string, u *usageSum) views.UsageRow {
-	return views.UsageRow{Name: name, Detail: detail, RequestCount: u.requests, Requests: countText(u.requests),
-		SuccessRate: rateText(u.successes, u.requests), AvgLatency: latencyText(u.avgLatencyMS()),
-		TokensIn: countText(u.tokensIn), TokensOut: countText(u.tokensOut), Cost: usdText(u.costUSD)}
+func usageRow(name, detail string, u models.UsageTotal) views.UsageRow {
+	return views.UsageRow{Name: name, Detail: detail, RequestCount: u.Requests, Requests: countText(u.Requests),
+		SuccessRate: rateText(u.Successes, u.Requests), AvgLatency: latencyText(u.AvgMS),
+		TokensIn: countText(u.TokensIn), TokensOut: countText(u.TokensOut), Cost: usdText(u.CostUSD)}
 }
 
 // deploymentUsageRow names a deployment by its entry, or by its logs once
 // the entry is gone.
-func deploymentUsageRow(id int64, d *models.Deployment, u *usageSum) views.UsageRow {
-	tag := "#" + strconv.FormatInt(id, 10)
+func deploymentUsageRow(d *models.Deployment, u models.UsageTotal) views.UsageRow {
+	tag := "#" + u.Group
 	if d == nil {
-		return usageRow(tag, "deleted · "+u.provider+" / "+u.upstream, u)
+		return usageRow(tag, "deleted · "+u.Provider+" / "+u.UpstreamModel, u)
 	}
 	return usageRow(d.PublicName, tag+" · "+d.Provider.Name+" / "+d.UpstreamModel, u)
 }
@@ -126,11 +125,10 @@ func usageCharts(rep *usageReport) []views.Chart {
 		make([]float64, n), make([]float64, n), make([]float64, n)
 	has := make([]bool, n)
 	for i, b := range rep.buckets {
-		start := rep.since.Add(time.Duration(i) * rep.window.bucket)
-		axis.ticks[i], axis.tips[i] = bucketLabels(start, rep.window)
-		ok[i], failed[i] = float64(b.successes), float64(b.requests-b.successes)
-		tokIn[i], tokOut[i], cost[i] = float64(b.tokensIn), float64(b.tokensOut), b.costUSD
-		lat[i], has[i] = b.avgLatencyMS(), b.requests > 0
+		axis.ticks[i], axis.tips[i] = bucketLabels(b.Start, rep.window)
+		ok[i], failed[i] = float64(b.Successes), float64(b.Requests-b.Successes)
+		tokIn[i], tokOut[i], cost[i] = float64(b.TokensIn), float64(b.TokensOut), b.CostUSD
+		lat[i], has[i] = b.AvgMS(), b.Requests > 0
 	}
 	return []views.Chart{
 		barChart("Requests", "chart-requests", axis, []chartSeries{{"succeeded", 0, ok}, {"failed", 1, failed}}, compactText),

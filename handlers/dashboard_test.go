@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,6 +93,56 @@ func TestDashboardUsage(t *testing.T) {
 		wantPartial(t, "htmx GET /", rec)
 		if _, ok := testid(parseHTML(t, rec), "window-24h").Attr("aria-current"); !ok {
 			t.Error("an unknown window is not the default")
+		}
+	})
+}
+
+// TestDashboardUsageHasNoRowLimit holds the dashboard to every log of the
+// window: it once read at most 20,000 of them.
+func TestDashboardUsageHasNoRowLimit(t *testing.T) {
+	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
+		ta := newTestApp(t, s)
+		const n = 25_000
+		gone := int64(4242)
+		logs := make([]models.RequestLog, 0, n)
+		for i := range n {
+			// Within the last 23 hours, which the 24 h window always holds;
+			// every tenth failed, half of those never answered.
+			l := models.RequestLog{CreatedAt: minutesAgo(i % (23 * 60)), Model: "a", Status: 200, LatencyMS: 100, CostUSD: 0.25}
+			if i%2 == 1 {
+				l.Model, l.LatencyMS, l.DeploymentID, l.ProviderName, l.UpstreamModel = "b", 300, &gone, "old", "m"
+			}
+			if i%10 == 0 {
+				l.Status = 500
+			}
+			if i%20 == 0 {
+				l.Status = 0
+			}
+			logs = append(logs, l)
+		}
+		for batch := range slices.Chunk(logs, 5000) {
+			mustLogs(t, s, batch...)
+		}
+		b := ta.browser(t)
+		b.signIn()
+		doc := parseHTML(t, b.get("/?window=24h"))
+		for id, want := range map[string]string{"total-requests": "25,000", "total-success-rate": "90%",
+			"total-latency": "200 ms", "total-cost": "$6,250.00"} {
+			if got := text(doc, id); got != want {
+				t.Errorf("%s = %q, want %q", id, got, want)
+			}
+		}
+		byModel := testid(doc, "usage-model")
+		if byModel.Length() != 2 || text(byModel.Eq(0), "usage-model-requests") != "12,500" || text(byModel.Eq(1), "usage-model-requests") != "12,500" {
+			t.Errorf("by model: %s", text(doc, "usage-model-table"))
+		}
+		deployments := testid(doc, "usage-deployment")
+		if deployments.Length() != 1 || text(deployments, "usage-deployment-requests") != "12,500" ||
+			strings.Join(strings.Fields(deployments.Find("td").First().Text()), " ") != "#4242 deleted · old / m" {
+			t.Errorf("by deployment: %s", text(doc, "usage-deployment-table"))
+		}
+		if testid(doc, "usage-truncated").Length() != 0 {
+			t.Error("the dashboard still says it read only part of the window")
 		}
 	})
 }

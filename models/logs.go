@@ -86,7 +86,7 @@ func insertLogs(tx *gorm.DB, logs []RequestLog) error {
 		args = args[:0]
 		for i := range logs[:n] {
 			if logs[i].CreatedAt.IsZero() {
-				logs[i].CreatedAt = tx.NowFunc()
+				logs[i].CreatedAt = tx.NowFunc().UTC() // UTC as the proxy writes: SQLite compares the text
 			}
 			args = logs[i].appendValues(args)
 		}

@@ -266,9 +266,6 @@ type DashboardPage struct {
 	// Models and Deployments break the window's requests down.
 	Models      []UsageRow
 	Deployments []UsageRow
-	// Truncated is set when the window held more logs than the dashboard reads.
-	Truncated bool
-	LogsRead  int
 	// Live is the proxy's in-memory statistics since start; LiveAvailable is
 	// false when the admin listener runs without a proxy.
 	Live          []LiveStatsRow
