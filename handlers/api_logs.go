@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -106,11 +107,14 @@ func (a *App) usageOver(r *http.Request) (*usageJSON, error) {
 // settingsJSON is the body and answer of /api/settings.
 type settingsJSON struct {
 	LogRetentionDays *int `json:"log_retention_days" validate:"omitnil,gte=0,lte=36500"`
+	// HealthCheckIntervalMinutes > 0 checks pools in the background (see
+	// RunBackgroundChecks); 0, the default, never on a timer.
+	HealthCheckIntervalMinutes *int `json:"health_check_interval_minutes" validate:"omitnil,gte=0,lte=10080"`
 }
 
 // showSettings handles GET /api/settings.
 func (a *App) showSettings(w http.ResponseWriter, r *http.Request) {
-	s, err := a.settings(r)
+	s, err := a.settings(r.Context())
 	if err != nil {
 		a.apiError(w, r, err)
 		return
@@ -118,29 +122,52 @@ func (a *App) showSettings(w http.ResponseWriter, r *http.Request) {
 	a.writeJSON(w, r, http.StatusOK, s)
 }
 
-func (a *App) settings(r *http.Request) (settingsJSON, error) {
-	v, ok, err := a.store.GetSetting(r.Context(), models.SettingLogRetentionDays)
-	if err != nil || !ok {
-		zero := 0
-		return settingsJSON{LogRetentionDays: &zero}, err
+func (a *App) settings(ctx context.Context) (settingsJSON, error) {
+	var s settingsJSON
+	for _, f := range settingFields(&s) {
+		v, ok, err := a.store.GetSetting(ctx, f.key)
+		if err != nil {
+			return s, err
+		}
+		n := 0
+		if ok {
+			n, _ = strconv.Atoi(v)
+		}
+		*f.value = &n
 	}
-	n, _ := strconv.Atoi(v)
-	return settingsJSON{LogRetentionDays: &n}, nil
+	return s, nil
+}
+
+// settingField is one integer setting of the API.
+type settingField struct {
+	key   string
+	value **int
+}
+
+func settingFields(s *settingsJSON) []settingField {
+	return []settingField{{models.SettingLogRetentionDays, &s.LogRetentionDays},
+		{models.SettingHealthCheckMinutes, &s.HealthCheckIntervalMinutes}}
 }
 
 // putSettings handles PUT /api/settings: log_retention_days (0 keeps logs
-// for ever); request logs older than that are pruned every hour.
+// for ever; request logs older than that are pruned every hour) and
+// health_check_interval_minutes (0 never checks on a timer). A field left
+// out keeps its value.
 func (a *App) putSettings(w http.ResponseWriter, r *http.Request) {
 	var in settingsJSON
 	if err := a.decodeBody(w, r, &in); err != nil {
 		a.apiError(w, r, err)
 		return
 	}
-	if in.LogRetentionDays != nil {
-		if err := a.store.PutSetting(r.Context(), models.SettingLogRetentionDays, strconv.Itoa(*in.LogRetentionDays)); err != nil {
-			a.apiError(w, r, err)
-			return
+	changes := map[string]string{}
+	for _, f := range settingFields(&in) {
+		if *f.value != nil {
+			changes[f.key] = strconv.Itoa(**f.value)
 		}
+	}
+	if err := a.store.PutSettings(r.Context(), changes); err != nil {
+		a.apiError(w, r, err)
+		return
 	}
 	a.showSettings(w, r)
 }

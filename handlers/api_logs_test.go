@@ -62,6 +62,19 @@ func TestAPILogsStatsAndSettings(t *testing.T) {
 		if v, _, _ := s.GetSetting(ctx, models.SettingLogRetentionDays); v != "30" {
 			t.Fatalf("stored retention %q", v)
 		}
+		rec = ta.api(t, "PUT", "/api/settings", `{"health_check_interval_minutes": 15}`)
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"health_check_interval_minutes":15`) ||
+			!strings.Contains(rec.Body.String(), `"log_retention_days":30`) {
+			t.Fatalf("PUT the check interval, retention left out: %d %s", rec.Code, rec.Body)
+		}
+		// A bad field refuses the whole body: the good one is not written either.
+		if rec := ta.api(t, "PUT", "/api/settings", `{"log_retention_days": 7, "health_check_interval_minutes": -5}`); rec.Code != 400 ||
+			!strings.Contains(rec.Body.String(), "health_check_interval_minutes") {
+			t.Fatalf("negative interval: %d %s", rec.Code, rec.Body)
+		}
+		if got := decodeJSON[map[string]int](t, ta.api(t, "GET", "/api/settings", "")); got["log_retention_days"] != 30 || got["health_check_interval_minutes"] != 15 {
+			t.Fatalf("settings after a refused PUT: %v", got)
+		}
 
 		rec = ta.api(t, "POST", "/api/keys", `{"name":"soft","max_budget_usd":2,"soft_budget_usd":1}`)
 		if rec.Code != 201 || !strings.Contains(rec.Body.String(), `"soft_budget_usd":1`) {

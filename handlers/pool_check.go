@@ -69,8 +69,16 @@ func (a *App) checkPool(r *http.Request, name string) (checkSummary, error) {
 	}
 	// The checks and their results outlive an admin who leaves the page:
 	// each check has its own 30 s limit.
-	ctx := context.WithoutCancel(r.Context())
+	return a.checkAndStore(context.WithoutCancel(r.Context()), rt, name)
+}
+
+// checkAndStore checks the pool's members and stores the results.
+func (a *App) checkAndStore(ctx context.Context, rt Runtime, name string) (checkSummary, error) {
 	results, _ := rt.CheckPool(ctx, name)
+	if err := ctx.Err(); err != nil {
+		// Stopped (the gateway shuts down): the members did not fail.
+		return checkSummary{}, err
+	}
 	sum := checkSummary{at: time.Now().UTC()}
 	for _, res := range results {
 		if res.Skipped {
@@ -88,6 +96,6 @@ func (a *App) checkPool(r *http.Request, name string) (checkSummary, error) {
 			sum.failed++
 		}
 	}
-	a.logger(r.Context()).Info("pool checked", "public_name", name, "ok", sum.ok, "failed", sum.failed, "skipped", sum.skipped)
+	a.logger(ctx).Info("pool checked", "public_name", name, "ok", sum.ok, "failed", sum.failed, "skipped", sum.skipped)
 	return sum, nil
 }

@@ -22,7 +22,25 @@ func (a *App) showPoolPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	vm := poolStatusPageOf(st, sessionFrom(r.Context()).csrfToken(), time.Now())
+	interval, err := a.healthCheckInterval(r.Context())
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	vm.BackgroundChecks = backgroundChecksText(interval)
 	a.renderPage(w, r, http.StatusOK, "Pool "+name, "models", views.PoolStatusContent(vm))
+}
+
+// backgroundChecksText says whether pools are checked on a timer.
+func backgroundChecksText(interval time.Duration) string {
+	if interval <= 0 {
+		return "Background checks are off (set health_check_interval_minutes with PUT /api/settings to turn them on)."
+	}
+	every := "1 minute"
+	if n := int(interval / time.Minute); n != 1 {
+		every = strconv.Itoa(n) + " minutes"
+	}
+	return "Background checks: a pool whose members were last checked " + every + " ago or more is checked again."
 }
 
 // checkPoolPage handles POST /pools/{public_name}/check, the Check now

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"golang.org/x/crypto/bcrypt"
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
 
@@ -69,6 +70,24 @@ func (s *Store) PutSetting(ctx context.Context, key, value string) error {
 	return wrap(s.g(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&st).Error, "put setting %q", key)
 }
 
+// PutSettings creates or replaces several settings at once: all or none.
+func (s *Store) PutSettings(ctx context.Context, settings map[string]string) error {
+	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
+		for key, value := range settings {
+			st := Setting{Key: key, Value: value, UpdatedAt: s.now()}
+			if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&st).Error; err != nil {
+				return wrap(err, "put setting %q", key)
+			}
+		}
+		return nil
+	})
+}
+
 // SettingLogRetentionDays names the setting that says how many days request
 // logs are kept; 0 or unset keeps them for ever.
 const SettingLogRetentionDays = "log_retention_days"
+
+// SettingHealthCheckMinutes names the setting that turns on background health
+// checks: a pool whose members were last checked this many minutes ago or
+// more is checked again; 0 or unset never checks on a timer.
+const SettingHealthCheckMinutes = "health_check_interval_minutes"

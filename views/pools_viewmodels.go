@@ -89,6 +89,8 @@ type PoolStatusPage struct {
 	// Checked is set on the answer to Check now: when it ran and how many
 	// members it called.
 	Checked string
+	// BackgroundChecks says whether and how often pools are checked on a timer.
+	BackgroundChecks string
 }
 
 // PoolStatusMember is one member on the pool status page.

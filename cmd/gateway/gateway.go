@@ -102,6 +102,7 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (g *Gatewa
 		return nil, err
 	}
 	g.background.Go(func() { pruneLogs(g.backgroundCtx, g.Store, logger) })
+	g.background.Go(func() { admin.RunBackgroundChecks(g.backgroundCtx) })
 	if cfg.RedisURL != "" {
 		logger.Warn("GATEWAY_REDIS_URL is set but not used yet: cooldowns, sticky bindings and limits stay in this process")
 	}
