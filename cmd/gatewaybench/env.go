@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -29,7 +30,9 @@ type env struct {
 }
 
 // startEnv starts the three servers. Warnings and errors of the gateway go to
-// stderr; its info lines are formatted and discarded.
+// stderr; its info lines (one access line per request) to a file in the data
+// directory, as a gateway in production writes each to its log: the write is
+// part of what a request costs.
 func startEnv(ctx context.Context, opts upstreamOptions, stderr io.Writer) (e *env, err error) {
 	e = &env{}
 	defer func() {
@@ -40,8 +43,13 @@ func startEnv(ctx context.Context, opts upstreamOptions, stderr io.Writer) (e *e
 	if e.dataDir, err = os.MkdirTemp("", "gatewaybench-"); err != nil {
 		return e, fmt.Errorf("data dir: %w", err)
 	}
+	accessLog, err := os.Create(filepath.Join(e.dataDir, "gateway.log"))
+	if err != nil {
+		return e, fmt.Errorf("access log: %w", err)
+	}
+	e.closers = append(e.closers, func() { accessLog.Close() })
 	logger := slog.New(slog.NewMultiHandler(
-		slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}),
+		slog.NewTextHandler(accessLog, &slog.HandlerOptions{Level: slog.LevelInfo}),
 		slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	errLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	if e.upstream, err = serve(newFakeUpstream(opts), errLog); err != nil {

@@ -84,22 +84,33 @@ type chatJSONSchema struct {
 	Strict      *bool           `json:"strict,omitempty"`
 }
 
-// chatRequestOut is the OpenAI request MessagesToChat writes.
+// chatRequestOut is the OpenAI request MessagesToChat writes. encoding/json
+// writes the members of the embedded halves in place, as if declared here;
+// they are halves so that marshalChatRequest can write the tools between
+// them by hand.
 type chatRequestOut struct {
-	Model               string              `json:"model"`
-	Messages            []chatMessageOut    `json:"messages"`
-	MaxCompletionTokens *int64              `json:"max_completion_tokens,omitempty"`
-	Temperature         *float64            `json:"temperature,omitempty"`
-	TopP                *float64            `json:"top_p,omitempty"`
-	Stop                []string            `json:"stop,omitempty"`
-	Stream              bool                `json:"stream,omitempty"`
-	StreamOptions       *chatStreamOptions  `json:"stream_options,omitempty"`
-	Tools               []chatTool          `json:"tools,omitempty"`
-	ToolChoice          any                 `json:"tool_choice,omitempty"`
-	ParallelToolCalls   *bool               `json:"parallel_tool_calls,omitempty"`
-	ReasoningEffort     string              `json:"reasoning_effort,omitempty"`
-	ResponseFormat      *chatResponseFormat `json:"response_format,omitempty"`
-	User                string              `json:"user,omitempty"`
+	chatRequestHead
+	Tools []chatTool `json:"tools,omitempty"`
+	chatRequestTail
+}
+
+type chatRequestHead struct {
+	Model               string             `json:"model"`
+	Messages            []chatMessageOut   `json:"messages"`
+	MaxCompletionTokens *int64             `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64           `json:"temperature,omitempty"`
+	TopP                *float64           `json:"top_p,omitempty"`
+	Stop                []string           `json:"stop,omitempty"`
+	Stream              bool               `json:"stream,omitempty"`
+	StreamOptions       *chatStreamOptions `json:"stream_options,omitempty"`
+}
+
+type chatRequestTail struct {
+	ToolChoice        any                 `json:"tool_choice,omitempty"`
+	ParallelToolCalls *bool               `json:"parallel_tool_calls,omitempty"`
+	ReasoningEffort   string              `json:"reasoning_effort,omitempty"`
+	ResponseFormat    *chatResponseFormat `json:"response_format,omitempty"`
+	User              string              `json:"user,omitempty"`
 }
 
 type chatStreamOptions struct {

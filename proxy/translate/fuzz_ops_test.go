@@ -28,6 +28,7 @@ func FuzzMessagesToChatStreamOps(f *testing.F) {
 				t.Fatalf("%v\n--- input\n%s\n--- output\n%s", err, stream, out)
 			}
 		}
+		checkFastPath(t, streamConverters["stream_messages_to_chat"], stream)
 	})
 }
 
@@ -46,6 +47,7 @@ func FuzzChatToMessagesStreamOps(f *testing.F) {
 				t.Fatalf("%v\n--- input\n%s\n--- output\n%s", err, stream, out)
 			}
 		}
+		checkFastPath(t, streamConverters["stream_chat_to_messages"], stream)
 	})
 }
 

@@ -45,6 +45,7 @@ func FuzzMessagesToChat(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		out, err := MessagesToChat(body, "gpt", true)
 		checkRequestOutcome(t, out, err)
+		checkMarshalChatRequest(t, body)
 	})
 }
 
@@ -97,6 +98,7 @@ func FuzzMessagesToChatStream(f *testing.F) {
 				t.Fatalf("%v\n--- output\n%s", err, out)
 			}
 		}
+		checkFastPath(t, streamConverters["stream_messages_to_chat"], stream)
 	})
 }
 
@@ -109,6 +111,7 @@ func FuzzChatToMessagesStream(f *testing.F) {
 				t.Fatalf("%v\n--- output\n%s", err, out)
 			}
 		}
+		checkFastPath(t, streamConverters["stream_chat_to_messages"], stream)
 	})
 }
 

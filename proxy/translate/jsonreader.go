@@ -229,6 +229,10 @@ func (r *jsonReader) bytes() ([]byte, bool) {
 	start := r.pos
 	for r.pos < len(r.data) {
 		c := r.data[r.pos]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf { // plain ASCII, most of any text: stepped over
+			r.pos++
+			continue
+		}
 		switch {
 		case c == '"':
 			r.buf = append(r.buf, r.data[start:r.pos]...)

@@ -49,15 +49,23 @@ func appendJSONString(dst []byte, s string, escapeHTML bool) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// The ASCII bytes below 64 that are escaped, as bit masks: the control
+// characters and ", and with HTML also &, < and >. Above 63 only \ is.
+const (
+	escapedBelow64     = 1<<0x20 - 1 | 1<<'"'
+	escapedBelow64HTML = escapedBelow64 | 1<<'&' | 1<<'<' | 1<<'>'
+)
+
 // needsEscape reports whether the ASCII byte b is escaped in a JSON string.
 func needsEscape(b byte, escapeHTML bool) bool {
-	switch b {
-	case '"', '\\':
-		return true
-	case '<', '>', '&':
-		return escapeHTML
+	if b >= 64 {
+		return b == '\\'
 	}
-	return b < 0x20
+	mask := uint64(escapedBelow64)
+	if escapeHTML {
+		mask = escapedBelow64HTML
+	}
+	return mask>>b&1 != 0
 }
 
 // appendEscapedByte escapes one ASCII byte that needsEscape.

@@ -28,19 +28,31 @@ import (
 // listed in droppedFields; what cannot be translated is refused with a
 // *RequestError.
 func MessagesToChat(body []byte, upstreamModel string, includeUsage bool) ([]byte, error) {
+	out, err := chatRequestFromAnthropic(body, upstreamModel, includeUsage)
+	if err != nil {
+		return nil, err
+	}
+	return marshalChatRequest(out)
+}
+
+func chatRequestFromAnthropic(body []byte, upstreamModel string, includeUsage bool) (*chatRequestOut, error) {
 	var req messagesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, decodeError("the request", err)
 	}
-	out := chatRequestOut{
-		Model:               upstreamModel,
-		MaxCompletionTokens: req.MaxTokens,
-		Temperature:         req.Temperature,
-		TopP:                req.TopP,
-		Stop:                req.StopSequences,
-		Stream:              req.Stream,
-		ReasoningEffort:     reasoningEffort(req.Thinking),
-		ResponseFormat:      responseFormat(req.OutputConfig),
+	out := &chatRequestOut{
+		chatRequestHead: chatRequestHead{
+			Model:               upstreamModel,
+			MaxCompletionTokens: req.MaxTokens,
+			Temperature:         req.Temperature,
+			TopP:                req.TopP,
+			Stop:                req.StopSequences,
+			Stream:              req.Stream,
+		},
+		chatRequestTail: chatRequestTail{
+			ReasoningEffort: reasoningEffort(req.Thinking),
+			ResponseFormat:  responseFormat(req.OutputConfig),
+		},
 	}
 	if req.Stream && includeUsage {
 		out.StreamOptions = &chatStreamOptions{IncludeUsage: true}
@@ -55,7 +67,7 @@ func MessagesToChat(body []byte, upstreamModel string, includeUsage bool) ([]byt
 	if out.Tools, out.ToolChoice, out.ParallelToolCalls, err = toolsFromAnthropic(req.Tools, req.ToolChoice); err != nil {
 		return nil, err
 	}
-	return marshal(out)
+	return out, nil
 }
 
 // maxChatUser is the longest user OpenAI accepts; OpenRouter allows 128.

@@ -62,6 +62,7 @@ func FuzzChatToResponsesStream(f *testing.F) {
 				t.Fatalf("%v\n--- output\n%s", err, out)
 			}
 		}
+		checkFastPath(t, streamConverters["responses_stream_chat"], stream)
 	})
 }
 
@@ -74,6 +75,7 @@ func FuzzMessagesToResponsesStream(f *testing.F) {
 				t.Fatalf("%v\n--- output\n%s", err, out)
 			}
 		}
+		checkFastPath(t, streamConverters["responses_stream_messages"], stream)
 	})
 }
 
@@ -95,6 +97,7 @@ func FuzzChatToResponsesStreamOps(f *testing.F) {
 				t.Fatalf("%v\n--- input\n%s\n--- output\n%s", err, stream, out)
 			}
 		}
+		checkFastPath(t, streamConverters["responses_stream_chat"], stream)
 	})
 }
 
@@ -117,5 +120,6 @@ func FuzzMessagesToResponsesStreamOps(f *testing.F) {
 				t.Fatalf("%v\n--- input\n%s\n--- output\n%s", err, stream, out)
 			}
 		}
+		checkFastPath(t, streamConverters["responses_stream_messages"], stream)
 	})
 }

@@ -19,6 +19,7 @@ type responsesStream struct {
 	seq       int64
 	started   bool
 	items     []*streamItem
+	general   bool // tests set it: encoding/json for every event, to compare the fast paths with
 }
 
 type itemKind uint8
@@ -128,9 +129,17 @@ func (r *responsesStream) write(out []byte, it *streamItem, refusal bool, text s
 	ci := len(it.parts) - 1
 	it.parts[ci].text.WriteString(text)
 	if refusal {
-		return appendResponsesEvent(out, refusalDeltaEvent{r.next("response.refusal.delta"), it.id, it.index, ci, text})
+		ev := refusalDeltaEvent{r.next("response.refusal.delta"), it.id, it.index, ci, text}
+		if r.general {
+			return appendResponsesEvent(out, ev)
+		}
+		return ev.append(out)
 	}
-	return appendResponsesEvent(out, textDeltaEvent{r.next("response.output_text.delta"), it.id, it.index, ci, text, []struct{}{}})
+	ev := textDeltaEvent{r.next("response.output_text.delta"), it.id, it.index, ci, text, []struct{}{}}
+	if r.general {
+		return appendResponsesEvent(out, ev)
+	}
+	return ev.append(out) // by hand: see fastevents_out.go
 }
 
 func (r *responsesStream) closePart(out []byte, it *streamItem) []byte {
@@ -157,12 +166,20 @@ func (r *responsesStream) think(out []byte, it *streamItem, text string) []byte 
 			summaryPart{Type: "summary_text"}})
 	}
 	it.summary.WriteString(text)
-	return appendResponsesEvent(out, summaryDeltaEvent{r.next("response.reasoning_summary_text.delta"), it.id, it.index, 0, text})
+	ev := summaryDeltaEvent{r.next("response.reasoning_summary_text.delta"), it.id, it.index, 0, text}
+	if r.general {
+		return appendResponsesEvent(out, ev)
+	}
+	return ev.append(out)
 }
 
 func (r *responsesStream) argue(out []byte, it *streamItem, delta string) []byte {
 	it.args.WriteString(delta)
-	return appendResponsesEvent(out, argumentsDeltaEvent{r.next("response.function_call_arguments.delta"), it.id, it.index, delta})
+	ev := argumentsDeltaEvent{r.next("response.function_call_arguments.delta"), it.id, it.index, delta}
+	if r.general {
+		return appendResponsesEvent(out, ev)
+	}
+	return ev.append(out)
 }
 
 // close writes an item's done events. A call that got no arguments gets

@@ -33,6 +33,8 @@ type ChatToResponsesStream struct {
 	finish          string
 	usage           Usage
 	reasoningTokens int64
+	reader          jsonReader // the fast path's, kept for its buffer
+	chunk           fastChunk  // the fast path's chunk, kept so that it need not be allocated
 }
 
 // chatCall is the function_call item of an OpenAI tool call.
@@ -64,6 +66,14 @@ func (s *ChatToResponsesStream) Event(name string, data []byte) ([]byte, error) 
 	if string(data) == "[DONE]" {
 		s.done = true
 		return s.Finish(), nil
+	}
+	// Most of a stream is chunks of one delta: they are read by hand (see
+	// fastevents_in.go).
+	if !s.out.general {
+		if s.reader.readChunk(data, !s.out.started, &s.chunk) {
+			out := s.out.start(nil, s.chunk.id, s.chunk.model)
+			return s.choice(out, &s.chunk.choice)
+		}
 	}
 	var c chatStreamChunk
 	if err := json.Unmarshal(data, &c); err != nil {

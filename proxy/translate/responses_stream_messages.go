@@ -33,6 +33,8 @@ type MessagesToResponsesStream struct {
 	message    *streamItem // the open message item text blocks add to
 	stopReason string
 	usage      anthropicUsage
+	reader     jsonReader  // the fast path's, kept for its buffer
+	delta      signedDelta // the fast path's event, kept so that it need not be allocated
 }
 
 // responsesBlock is an Anthropic content block being converted.
@@ -65,6 +67,12 @@ func (s *MessagesToResponsesStream) Event(name string, data []byte) ([]byte, err
 		"message_delta", "message_stop", "error":
 	default:
 		return nil, nil // ping, and event types Anthropic may add
+	}
+	// Most of a stream is deltas: they are read by hand (see fastevents_in.go).
+	if !s.out.general {
+		if index, ok := s.reader.readBlockDelta(name, data, &s.delta); ok {
+			return s.blockDelta(index, &s.delta)
+		}
 	}
 	var ev messagesStreamEvent
 	if err := json.Unmarshal(data, &ev); err != nil {

@@ -38,6 +38,10 @@ type ChatToMessagesStream struct {
 	calledTools bool
 	refused     bool
 	usage       Usage
+
+	reader  jsonReader // the fast path's, kept for its buffer
+	chunk   fastChunk  // the fast path's chunk, kept so that it need not be allocated
+	general bool       // tests set it: encoding/json for every event, to compare the fast paths with
 }
 
 // NewChatToMessagesStream starts a converter. Ask the upstream for
@@ -62,6 +66,15 @@ func (s *ChatToMessagesStream) Event(name string, data []byte) ([]byte, error) {
 	if string(data) == "[DONE]" {
 		s.done = true
 		return s.Finish(), nil
+	}
+	// Most of a stream is chunks of one delta: they are read by hand (see
+	// fastevents_in.go).
+	if !s.general {
+		if s.reader.readChunk(data, !s.started, &s.chunk) {
+			out := s.start(s.chunk.id, s.chunk.model)
+			choice := s.chunk.chatChoice()
+			return s.choice(out, &choice)
+		}
 	}
 	var c chatChunkIn
 	if err := json.Unmarshal(data, &c); err != nil {
@@ -184,8 +197,23 @@ func (s *ChatToMessagesStream) write(out []byte, text string) []byte {
 		out = s.closeBlock(out)
 		out = s.openBlock(out, blockText, textBlock{Type: "text"})
 	}
-	return appendMessagesEvent(out, "content_block_delta", blockDeltaEvent{
-		Type: "content_block_delta", Index: s.openIndex, Delta: textDelta{Type: "text_delta", Text: text}})
+	return s.appendDelta(out, "text_delta", text)
+}
+
+// appendDelta writes a content_block_delta of the open block: a
+// text_delta, or an input_json_delta whose text is its partial_json. It is
+// written by hand (see fastevents_out.go); the event is built as a value
+// only on the general path, where it escapes to encoding/json.
+func (s *ChatToMessagesStream) appendDelta(out []byte, typ, text string) []byte {
+	if !s.general {
+		return appendBlockDelta(out, s.openIndex, typ, text)
+	}
+	ev := blockDeltaEvent{Type: "content_block_delta", Index: s.openIndex, Delta: textDelta{Type: typ, Text: text}}
+	if typ == "input_json_delta" {
+		partial := text
+		ev.Delta.Text, ev.Delta.PartialJSON = "", &partial
+	}
+	return appendMessagesEvent(out, "content_block_delta", ev)
 }
 
 // toolBlock is the Anthropic block of an OpenAI tool call.
@@ -218,8 +246,7 @@ func (s *ChatToMessagesStream) toolCall(out []byte, tc chatToolDelta) ([]byte, e
 	if tc.Function.Arguments == "" {
 		return out, nil
 	}
-	return appendMessagesEvent(out, "content_block_delta", blockDeltaEvent{Type: "content_block_delta",
-		Index: s.openIndex, Delta: textDelta{Type: "input_json_delta", PartialJSON: &tc.Function.Arguments}}), nil
+	return s.appendDelta(out, "input_json_delta", tc.Function.Arguments), nil
 }
 
 func (s *ChatToMessagesStream) openBlock(out []byte, kind blockKind, block any) []byte {

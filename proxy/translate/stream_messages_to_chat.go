@@ -35,6 +35,11 @@ type MessagesToChatStream struct {
 	toolCalls    int // tool calls started so far: the OpenAI index of the next
 	stopReason   string
 	usage        anthropicUsage
+
+	reader  jsonReader  // the fast path's, kept for its buffer
+	delta   signedDelta // the fast path's event, kept so that it need not be allocated
+	head    []byte      // every chunk's start (see chunkHead), once started
+	general bool        // tests set it: encoding/json for every event, to compare the fast paths with
 }
 
 type blockKind uint8
@@ -77,6 +82,12 @@ func (s *MessagesToChatStream) Event(name string, data []byte) ([]byte, error) {
 		"message_delta", "message_stop", "error":
 	default:
 		return nil, nil // ping, and event types Anthropic may add
+	}
+	// Most of a stream is deltas: they are read by hand (see fastevents_in.go).
+	if !s.general {
+		if index, ok := s.reader.readBlockDelta(name, data, &s.delta); ok {
+			return s.blockDelta(index, &s.delta.anthropicDelta)
+		}
 	}
 	var ev anthropicEvent
 	if err := json.Unmarshal(data, &ev); err != nil {
@@ -176,11 +187,23 @@ func (s *MessagesToChatStream) start() []byte {
 	return s.chunk(nil, chatDelta{Role: "assistant", Content: &empty}, "")
 }
 
+// chunk writes a chunk with choice 0's delta and finish_reason. The
+// deltas that make up most of a stream are written by hand (see
+// fastevents_out.go), everything else through encoding/json.
 func (s *MessagesToChatStream) chunk(dst []byte, delta chatDelta, finish string) []byte {
+	if finish == "" && !s.general {
+		if s.head == nil {
+			s.head = chunkHead(s.id, s.created, s.model)
+		}
+		if out, ok := appendFastChunk(dst, s.head, &delta); ok {
+			return out
+		}
+	}
 	c := chatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.model,
 		Choices: []chatChunkChoice{{Delta: delta}}}
 	if finish != "" {
-		c.Choices[0].FinishReason = &finish
+		f := finish // not &finish: the fast path would allocate it too
+		c.Choices[0].FinishReason = &f
 	}
 	return appendChatEvent(dst, c)
 }

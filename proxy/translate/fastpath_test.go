@@ -1,0 +1,333 @@
+package translate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The stream fast paths (jsonstring.go, jsonreader.go, fastevents_in.go,
+// fastevents_out.go) must give byte for byte what encoding/json gives. These
+// tests hold them to it piece by piece (the string escaper, the readers, the
+// writers) and whole: a converter fed a stream must write the same bytes as
+// one that takes encoding/json for every event (general set).
+
+// adversarialStrings are strings whose escaping is easy to get wrong.
+var adversarialStrings = []string{
+	"", "plain", `"quoted" \back\slash/`, "<script>&amp;</script>", "\x00\x01\x1f\x7f",
+	"\b\f\n\r\t", "\u2028\u2029", "é ü 日本 🎉", "\xff\xfe invalid \xc3", "\xed\xa0\x80 surrogate in UTF-8",
+	"\xef\xbf\xbd replacement", "tail \xe2\x80", "\u2027\u202a", "mixed <\n\"\u2028\xff>",
+}
+
+func TestAppendJSONString(t *testing.T) {
+	for _, s := range adversarialStrings {
+		checkJSONString(t, s)
+	}
+	for b := range 256 { // every single byte
+		checkJSONString(t, string([]byte{byte(b)}))
+		checkJSONString(t, "a"+string([]byte{byte(b)})+"z")
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range adversarialStrings {
+		f.Add(s)
+	}
+	f.Fuzz(checkJSONString)
+}
+
+func checkJSONString(t *testing.T, s string) {
+	t.Helper()
+	want, _ := json.Marshal(s)
+	if got := appendJSONString(nil, s, true); !bytes.Equal(got, want) {
+		t.Errorf("appendJSONString(%q, html) = %s, want %s", s, got, want)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	want = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if got := appendJSONString([]byte("prefix"), s, false); !bytes.Equal(got, append([]byte("prefix"), want...)) {
+		t.Errorf("appendJSONString(%q) = %s, want prefix%s", s, got, want)
+	}
+}
+
+// readerSeeds are events for FuzzFastEventReaders: the common ones, and
+// near misses the readers must refuse or read as encoding/json does.
+var readerSeeds = []string{
+	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}`,
+	`{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"{\"a\":\u00e9\ud83c\udf89\ud800"}}`,
+	` { "index" : 12 , "delta" : { "type" : "thinking_delta" , "thinking" : "x\/y" , "extra" : [1] } , "type" : "content_block_delta" } `,
+	`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig","text":null}}`,
+	`{"type":"content_block_delta","Index":1,"delta":{"type":"text_delta","text":"a"}}`,
+	`{"type":"content_block_delta","index":01,"delta":{"type":"text_delta","text":"a"}}`,
+	`{"type":"content_block_delta","index":1e0,"delta":{"type":"text_delta","text":"a"}}`,
+	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"},"delta":{"text":"b"}}`,
+	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","text":"b"}} x`,
+	`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}`,
+	`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hi"},"logprobs":null,"finish_reason":null}]}`,
+	`{"id":"c","model":"m","service_tier":"default","system_fingerprint":"fp","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"finish_reason":null}],"usage":null,"obfuscation":"x1"}`,
+	`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_1","type":"function","function":{"name":"f","arguments":"{\""}}]}}]}`,
+	`{"id":"c","choices":[{"index":0,"delta":{"reasoning":"think","reasoning_content":""},"finish_reason":"stop","finish_reason":null}]}`,
+	`{"id":"c","choices":[{"index":0,"delta":{"reasoning":null,"tool_calls":null}}],"error":null}`,
+	`{"id":"c","choices":[{"index":1,"delta":{"content":"x"}}]}`,
+	`{"id":5,"choices":[{"index":0,"delta":{"content":"x"}}]}`,
+	`{"id":"c","choices":[{"index":0,"delta":{"content":"x"}}],"usage":{"prompt_tokens":1}}`,
+	`{"id":"c","choices":[{"index":0,"delta":{"content":"\u0000\u001f\t"}}]}`,
+}
+
+// FuzzFastEventReaders: whatever a reader takes, encoding/json reads
+// without error and to the same values.
+func FuzzFastEventReaders(f *testing.F) {
+	for _, s := range readerSeeds {
+		f.Add("", []byte(s))
+		f.Add("content_block_delta", []byte(s))
+	}
+	f.Fuzz(func(t *testing.T, name string, data []byte) {
+		checkBlockDeltaReader(t, name, data)
+		checkChunkReader(t, data)
+	})
+}
+
+func TestFastEventReaders(t *testing.T) {
+	taken := 0
+	for _, s := range readerSeeds {
+		for _, name := range []string{"", "content_block_delta", "message_delta"} {
+			taken += checkBlockDeltaReader(t, name, []byte(s))
+		}
+		taken += checkChunkReader(t, []byte(s))
+	}
+	if taken < 10 {
+		t.Errorf("the readers took only %d of the seeds", taken)
+	}
+}
+
+// checkBlockDeltaReader reports 1 if the reader took the event.
+func checkBlockDeltaReader(t *testing.T, name string, data []byte) int {
+	t.Helper()
+	var r jsonReader
+	var d signedDelta
+	index, ok := r.readBlockDelta(name, data, &d)
+	if !ok {
+		return 0
+	}
+	var ev messagesStreamEvent
+	if err := json.Unmarshal(data, &ev); err != nil {
+		t.Fatalf("taken, but encoding/json fails: %v\n%s", err, data)
+	}
+	if ev.Delta == nil || ev.Index != index || *ev.Delta != d || cmpOr(name, ev.Type) != "content_block_delta" {
+		t.Fatalf("read %d %+v, encoding/json %d %+v\n%s", index, d, ev.Index, ev.Delta, data)
+	}
+	var chat anthropicEvent
+	if err := json.Unmarshal(data, &chat); err != nil || *chat.Delta != d.anthropicDelta {
+		t.Fatalf("read %+v, encoding/json %+v (%v)\n%s", d, chat.Delta, err, data)
+	}
+	return 1
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// checkChunkReader reports 1 if the reader took the chunk.
+func checkChunkReader(t *testing.T, data []byte) int {
+	t.Helper()
+	var r jsonReader
+	var c, noIDs fastChunk
+	if !r.readChunk(data, true, &c) {
+		if r.readChunk(data, false, &noIDs) {
+			t.Fatalf("taken only without ids\n%s", data)
+		}
+		return 0
+	}
+	if !r.readChunk(data, false, &noIDs) || !reflect.DeepEqual(noIDs.choice, c.choice) {
+		t.Fatalf("without ids: %+v, with: %+v\n%s", noIDs.choice, c.choice, data)
+	}
+	var want chatStreamChunk
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatalf("taken, but encoding/json fails: %v\n%s", err, data)
+	}
+	if len(want.Choices) != 1 || want.Usage != nil || !isNull(want.Error) || want.ID != c.id || want.Model != c.model {
+		t.Fatalf("taken, but encoding/json reads %+v\n%s", want, data)
+	}
+	if !reflect.DeepEqual(normalChoice(want.Choices[0]), normalChoice(c.choice)) {
+		t.Fatalf("read %+v, encoding/json %+v\n%s", c.choice, want.Choices[0], data)
+	}
+	var chat chatChunkIn
+	if err := json.Unmarshal(data, &chat); err != nil || len(chat.Choices) != 1 || !reflect.DeepEqual(chat.Choices[0], c.chatChoice()) {
+		t.Fatalf("read %+v, encoding/json %+v (%v)\n%s", c.chatChoice(), chat.Choices, err, data)
+	}
+	return 1
+}
+
+// normalChoice sets what the converters do not tell apart to one value:
+// reasoning as reasoningText reads it.
+func normalChoice(c chatStreamChoice) chatStreamChoice {
+	c.Delta.ReasoningContent = reasoningText(c.Delta.ReasoningContent, c.Delta.Reasoning)
+	c.Delta.Reasoning = nil
+	if len(c.Delta.ToolCalls) == 0 {
+		c.Delta.ToolCalls = nil
+	}
+	return c
+}
+
+func TestFastEventWriters(t *testing.T) {
+	for i, s := range adversarialStrings {
+		checkFastWriters(t, s, i*7, adversarialStrings[len(adversarialStrings)-1-i])
+	}
+}
+
+func FuzzFastEventWriters(f *testing.F) {
+	for i, s := range adversarialStrings {
+		f.Add(s, i, adversarialStrings[len(adversarialStrings)-1-i])
+	}
+	f.Fuzz(checkFastWriters)
+}
+
+// checkFastWriters compares every hand writer with encoding/json, for text
+// as the delta, index as the indexes and id as the ids and the model.
+func checkFastWriters(t *testing.T, text string, index int, id string) {
+	t.Helper()
+	same := func(what string, got, want []byte) {
+		t.Helper()
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s\n--- got\n%s\n--- want\n%s", what, got, want)
+		}
+	}
+	for _, typ := range []string{"text_delta", "input_json_delta"} {
+		fast := &ChatToMessagesStream{openIndex: index}
+		general := &ChatToMessagesStream{openIndex: index, general: true}
+		same(typ, fast.appendDelta(nil, typ, text), general.appendDelta(nil, typ, text))
+	}
+	fast := &MessagesToChatStream{id: id, model: text + id, created: int64(index), started: true}
+	general := *fast
+	general.general = true
+	for _, d := range []chatDelta{{Content: &text}, {ReasoningContent: text},
+		{ToolCalls: []chatToolDelta{{Index: index, Function: chatFunctionDelta{Arguments: text}}}}} {
+		same("chunk", fast.chunk([]byte("before"), d, ""), general.chunk([]byte("before"), d, ""))
+	}
+	h := eventHeader{Type: "response.output_text.delta", SequenceNumber: int64(index)}
+	for _, ev := range []interface {
+		streamEvent
+		append([]byte) []byte
+	}{
+		textDeltaEvent{h, id, index, index + 1, text, []struct{}{}},
+		refusalDeltaEvent{h, id, index, index + 1, text},
+		summaryDeltaEvent{h, id, index, 0, text},
+		argumentsDeltaEvent{h, id, index, text},
+	} {
+		same("responses", ev.append([]byte("x")), appendResponsesEvent([]byte("x"), ev))
+	}
+}
+
+// TestFastPathStreams feeds every golden stream to converters on the fast
+// path and on encoding/json alone.
+func TestFastPathStreams(t *testing.T) {
+	for dir, newConv := range streamConverters {
+		files, _ := filepath.Glob(filepath.Join("testdata", dir, "*.in.sse"))
+		if len(files) == 0 {
+			t.Fatalf("no streams in testdata/%s", dir)
+		}
+		for _, path := range files {
+			checkFastPath(t, newConv, readTestdata(t, path))
+		}
+	}
+}
+
+// streamConverters makes the converter of each golden stream directory.
+var streamConverters = map[string]func() streamConverter{
+	"stream_messages_to_chat":   func() streamConverter { return NewMessagesToChatStream(true) },
+	"stream_chat_to_messages":   func() streamConverter { return NewChatToMessagesStream() },
+	"responses_stream_chat":     func() streamConverter { return NewChatToResponsesStream() },
+	"responses_stream_messages": func() streamConverter { return NewMessagesToResponsesStream() },
+}
+
+// madeUpInStream matches the ids made up from rand.Text.
+var madeUpInStream = regexp.MustCompile(`[A-Z2-7]{26}`)
+
+// checkFastPath feeds stream, ended each way, to a converter from newConv
+// and to one on encoding/json alone, and compares what they write.
+func checkFastPath(t *testing.T, newConv func() streamConverter, stream []byte) {
+	t.Helper()
+	for _, end := range []func(s streamConverter) []byte{finish, fail} {
+		var outs [2][]byte
+		for i, general := range []bool{false, true} {
+			s := newConv()
+			setGeneral(s, general)
+			for _, ev := range parseSSE(stream) {
+				out, err := s.Event(ev.name, ev.data)
+				outs[i] = append(outs[i], out...)
+				outs[i] = append(outs[i], errorText(err)...)
+			}
+			outs[i] = append(outs[i], end(s)...)
+			outs[i] = madeUpInStream.ReplaceAll(outs[i], []byte("MADE-UP"))
+		}
+		if !bytes.Equal(outs[0], outs[1]) {
+			t.Fatalf("the fast path differs\n--- input\n%s\n--- fast\n%s\n--- general\n%s", stream, outs[0], outs[1])
+		}
+	}
+}
+
+func errorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	var se *StreamError
+	if errors.As(err, &se) {
+		return "\n!stream error: " + se.Type + " " + se.Message + "\n"
+	}
+	return "\n!error: " + strings.ReplaceAll(err.Error(), "\n", " ") + "\n"
+}
+
+// setGeneral sets a converter on encoding/json alone, or not, and fixes
+// its created time so that two converters write the same.
+func setGeneral(s streamConverter, general bool) {
+	switch s := s.(type) {
+	case *MessagesToChatStream:
+		s.general, s.created = general, goldenCreated
+	case *ChatToMessagesStream:
+		s.general = general
+	case *ChatToResponsesStream:
+		s.out.general, s.out.created = general, goldenCreated
+	case *MessagesToResponsesStream:
+		s.out.general, s.out.created = general, goldenCreated
+	}
+}
+
+// TestMarshalChatRequest: marshalChatRequest writes what marshal does, for
+// every golden request.
+func TestMarshalChatRequest(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*", "*.in.json"))
+	for _, path := range files {
+		checkMarshalChatRequest(t, readTestdata(t, path))
+	}
+	checkMarshalChatRequest(t, []byte(`{"messages":[],"tools":[{"name":"<a&b>","description":"\u2028","input_schema":{ "a" : [ 1 , "x \" y\\\\" , { } ] ,"b\\\\":"\" \" "}},{"name":"n","input_schema":"not an object"}]}`))
+	for _, src := range []string{`{}`, ` [ 1 , 2 ] `, `"a \" b"`, `{"k\\\\":"v \\\\\" w", "x" : null}`, "{\t\"a\"\r\n:\n1}"} {
+		var want bytes.Buffer
+		_ = json.Compact(&want, []byte(src))
+		if got := appendCompactValid(nil, []byte(src)); !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("appendCompactValid(%s) = %s, want %s", src, got, want.Bytes())
+		}
+	}
+}
+
+func checkMarshalChatRequest(t *testing.T, body []byte) {
+	t.Helper()
+	req, err := chatRequestFromAnthropic(body, goldenGPT, true)
+	if err != nil {
+		return
+	}
+	want, wantErr := marshal(req)
+	got, gotErr := marshalChatRequest(req)
+	if !bytes.Equal(got, want) || (gotErr == nil) != (wantErr == nil) {
+		t.Fatalf("marshalChatRequest differs from marshal (%v, %v)\n--- got\n%s\n--- want\n%s", gotErr, wantErr, got, want)
+	}
+}
