@@ -45,7 +45,7 @@ func parseRequest(body []byte, requireMessages bool) (*chatRequest, error) {
 	if !utf8.Valid(body) {
 		return nil, errBadRequest("invalid_encoding", "request body is not valid UTF-8")
 	}
-	if !json.Valid(body) {
+	if !validJSON(body) {
 		return nil, errBadRequest("invalid_json", "request body is not valid JSON")
 	}
 	open := skipSpace(body, 0)

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 )
 
-// The scanner below walks JSON that json.Valid already accepted, so it never
+// The scanner below walks JSON that validJSON already accepted, so it never
 // meets malformed input. It finds where the fields of an object start and end,
 // which lets a request body be edited in place and forwarded otherwise byte
 // for byte, without decoding it into maps.

@@ -13,10 +13,10 @@ type usage = translate.Usage
 
 // usageFromBody reads the usage of a whole answer in the upstream's protocol.
 // The answer goes on as it came; only its top-level "usage" is decoded
-// (json.Valid first makes the scanner safe on whatever the upstream sent):
+// (validJSON first makes the scanner safe on whatever the upstream sent):
 // decoding the whole answer to find it cost twice as much.
 func usageFromBody(body []byte, p protocol) (usage, bool) {
-	if !json.Valid(body) {
+	if !validJSON(body) {
 		return usage{}, false
 	}
 	open := skipSpace(body, 0)
