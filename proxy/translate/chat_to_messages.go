@@ -29,7 +29,7 @@ const DefaultMaxTokens = 4096
 // cannot be translated is refused with a *RequestError.
 func ChatToMessages(body []byte, upstreamModel string) ([]byte, error) {
 	var req chatRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	if err := decode(body, &req); err != nil {
 		return nil, decodeError("the request", err)
 	}
 	if err := refuseChatRequest(&req); err != nil {

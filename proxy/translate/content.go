@@ -24,10 +24,10 @@ func decodeContent[T any](raw json.RawMessage) (text string, parts []T, isArray 
 	case isNull(raw):
 		return "", nil, false, nil
 	case raw[0] == '"':
-		err = json.Unmarshal(raw, &text)
+		err = decode(raw, &text)
 		return text, nil, false, err
 	case raw[0] == '[':
-		err = json.Unmarshal(raw, &parts)
+		err = decode(raw, &parts)
 		return "", parts, true, err
 	}
 	return "", nil, false, errors.New("content must be a string or an array")

@@ -37,7 +37,7 @@ func MessagesToChat(body []byte, upstreamModel string, includeUsage bool) ([]byt
 
 func chatRequestFromAnthropic(body []byte, upstreamModel string, includeUsage bool) (*chatRequestOut, error) {
 	var req messagesRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	if err := decode(body, &req); err != nil {
 		return nil, decodeError("the request", err)
 	}
 	out := &chatRequestOut{

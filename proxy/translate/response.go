@@ -25,7 +25,7 @@ func MessagesResponseToChat(body []byte) ([]byte, Usage, error) {
 
 func messagesResponseToChat(body []byte, created int64) ([]byte, Usage, error) {
 	var resp messagesResponse
-	if err := json.Unmarshal(body, &resp); err != nil {
+	if err := decode(body, &resp); err != nil {
 		return nil, Usage{}, fmt.Errorf("translate: anthropic answer: %w", err)
 	}
 	if resp.Type == "error" { // lenient otherwise: compatible servers may leave type out
@@ -76,7 +76,7 @@ func messagesResponseToChat(body []byte, created int64) ([]byte, Usage, error) {
 // Claude model refused.
 func ChatResponseToMessages(body []byte) ([]byte, Usage, error) {
 	var resp chatResponse
-	if err := json.Unmarshal(body, &resp); err != nil {
+	if err := decode(body, &resp); err != nil {
 		return nil, Usage{}, fmt.Errorf("translate: openai answer: %w", err)
 	}
 	if len(resp.Choices) == 0 {

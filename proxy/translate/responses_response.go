@@ -28,7 +28,7 @@ func ChatResponseToResponses(body []byte) ([]byte, Usage, error) {
 
 func chatResponseToResponses(body []byte, now int64) ([]byte, Usage, error) {
 	var resp chatAnswer
-	if err := json.Unmarshal(body, &resp); err != nil {
+	if err := decode(body, &resp); err != nil {
 		return nil, Usage{}, fmt.Errorf("translate: openai answer: %w", err)
 	}
 	if len(resp.Choices) == 0 {
@@ -70,7 +70,7 @@ func MessagesResponseToResponses(body []byte) ([]byte, Usage, error) {
 
 func messagesResponseToResponses(body []byte, created int64) ([]byte, Usage, error) {
 	var resp messagesAnswer
-	if err := json.Unmarshal(body, &resp); err != nil {
+	if err := decode(body, &resp); err != nil {
 		return nil, Usage{}, fmt.Errorf("translate: anthropic answer: %w", err)
 	}
 	if resp.Type == "error" {

@@ -1,7 +1,5 @@
 package translate
 
-import "encoding/json"
-
 // ResponsesToChat translates an OpenAI Responses request into an OpenAI chat
 // completions request for upstreamModel, for upstreams that do not speak the
 // Responses API. On a stream with includeUsage it asks for
@@ -30,7 +28,7 @@ import "encoding/json"
 // be translated is refused with a *RequestError.
 func ResponsesToChat(body []byte, upstreamModel string, includeUsage bool) ([]byte, error) {
 	var req responsesRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	if err := decode(body, &req); err != nil {
 		return nil, decodeError("the request", err)
 	}
 	if err := refuseStateful(&req); err != nil {

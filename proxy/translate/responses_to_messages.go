@@ -1,7 +1,5 @@
 package translate
 
-import "encoding/json"
-
 // ResponsesToMessages translates an OpenAI Responses request into an
 // Anthropic messages request for upstreamModel.
 //
@@ -28,7 +26,7 @@ import "encoding/json"
 // be translated is refused with a *RequestError.
 func ResponsesToMessages(body []byte, upstreamModel string) ([]byte, error) {
 	var req responsesRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	if err := decode(body, &req); err != nil {
 		return nil, decodeError("the request", err)
 	}
 	if err := refuseStateful(&req); err != nil {
