@@ -58,8 +58,10 @@ type Server struct {
 	sticky   stickyTable // runtime state, survives reloads
 	accounts *accounts   // budgets and rate limits; runtime state too
 	metrics  *metrics
-	now      func() time.Time
-	sleep    func(ctx context.Context, d time.Duration) error
+	// eventReaders recycles the buffers streams are read with.
+	eventReaders eventReaders
+	now          func() time.Time
+	sleep        func(ctx context.Context, d time.Duration) error
 
 	defaultCooldown time.Duration
 

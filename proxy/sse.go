@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"gateway/models"
@@ -86,7 +87,8 @@ type relayedStream struct {
 // The caller gets nothing until the upstream's first event is here: until
 // then a silent or broken member is still the router's to retry.
 func (s *Server) relayEvents(ctx context.Context, r *http.Request, rs *relayedStream, resp *http.Response) *failure {
-	events := newEventReader(resp.Body)
+	events := s.eventReaders.get(resp.Body)
+	defer s.eventReaders.put(events)
 	ev, err := events.next()
 	if err != nil {
 		return callFailure(ctx, r.Context(), rs.x.member.provider, fmt.Errorf("before the first event: %w", err), rs.firstEventTimeout)
@@ -248,6 +250,30 @@ type eventReader struct {
 
 func newEventReader(r io.Reader) *eventReader {
 	return &eventReader{br: bufio.NewReaderSize(r, 32<<10)}
+}
+
+// eventReaders recycles event readers: their 32 KiB buffer was the largest
+// allocation of a streamed request, allocated and cleared for every stream.
+type eventReaders struct{ pool sync.Pool }
+
+// get returns a reader of r.
+func (p *eventReaders) get(r io.Reader) *eventReader {
+	if er, ok := p.pool.Get().(*eventReader); ok {
+		er.br.Reset(r)
+		return er
+	}
+	return newEventReader(r)
+}
+
+// put takes back a reader whose last event is no longer used. One that grew
+// for an unusually long event is left to the collector.
+func (p *eventReaders) put(er *eventReader) {
+	if cap(er.buf) > 64<<10 {
+		return
+	}
+	er.br.Reset(nil)
+	er.buf = er.buf[:0]
+	p.pool.Put(er)
 }
 
 // hasCompleteEvent reports whether a whole further event is already read
