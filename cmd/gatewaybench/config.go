@@ -32,6 +32,9 @@ type config struct {
 	streams   int // > 0: the open-streams mode
 
 	cpuProfile string // file for a CPU profile of the whole run
+	// databaseURL, when set, is a PostgreSQL server the gateway keeps its
+	// data and request logs on (in a scratch database), instead of SQLite.
+	databaseURL string
 }
 
 func parseConfig(args []string, stderr io.Writer) (config, error) {
@@ -49,6 +52,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.soak, "soak", 0, "instead of the table: run the gateway non-streaming at concurrency 16 this long, printing memory")
 	fs.DurationVar(&cfg.soakEvery, "soak-every", 10*time.Second, "how often -soak prints memory")
 	fs.IntVar(&cfg.streams, "streams", 0, "instead of the table: hold this many slow streams open through the gateway at once")
+	fs.StringVar(&cfg.databaseURL, "database-url", "", "postgres://… server to run the gateway on, in a scratch database created and dropped (its user may create databases); empty: the embedded SQLite")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (all targets: look for gateway/proxy) to this file")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err

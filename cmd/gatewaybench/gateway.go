@@ -13,7 +13,7 @@ import (
 
 // gatewayUnderTest is the gateway's proxy built from its packages, the way
 // cmd/gateway's Start builds it, on a SQLite database in a temporary
-// directory. What Start adds besides (the admin listener, following other
+// directory or a scratch PostgreSQL database. What Start adds besides (the admin listener, following other
 // replicas, pruning old logs) is off the proxied request's path.
 type gatewayUnderTest struct {
 	db    *models.DB
@@ -21,12 +21,14 @@ type gatewayUnderTest struct {
 	proxy *proxy.Server
 	srv   *server
 	key   string // the virtual key callers send
+	// dropDB drops the scratch PostgreSQL database, if there is one.
+	dropDB func() error
 }
 
 // startGateway seeds two pools in front of upstream, loads the routing table
 // and starts serving. The logger is the gateway's default (info), so that a
 // per-request log line, if there is one, is formatted as in production.
-func startGateway(ctx context.Context, dataDir, upstream string, logger *slog.Logger) (g *gatewayUnderTest, err error) {
+func startGateway(ctx context.Context, dataDir, databaseURL, upstream string, logger *slog.Logger) (g *gatewayUnderTest, err error) {
 	g = &gatewayUnderTest{}
 	defer func() {
 		if err != nil {
@@ -34,7 +36,7 @@ func startGateway(ctx context.Context, dataDir, upstream string, logger *slog.Lo
 			g = nil
 		}
 	}()
-	if err := g.openStore(ctx, dataDir); err != nil {
+	if err := g.openStore(ctx, dataDir, databaseURL); err != nil {
 		return g, err
 	}
 	if g.key, err = seed(ctx, g.store, upstream); err != nil {
@@ -48,8 +50,15 @@ func startGateway(ctx context.Context, dataDir, upstream string, logger *slog.Lo
 	return g, err
 }
 
-func (g *gatewayUnderTest) openStore(ctx context.Context, dataDir string) error {
-	db, err := models.Open(ctx, "", dataDir)
+func (g *gatewayUnderTest) openStore(ctx context.Context, dataDir, databaseURL string) error {
+	dsn := ""
+	if databaseURL != "" {
+		var err error
+		if dsn, g.dropDB, err = models.CreateScratchDatabase(ctx, databaseURL, "gatewaybench_"); err != nil {
+			return err
+		}
+	}
+	db, err := models.Open(ctx, dsn, dataDir)
 	if err != nil {
 		return err
 	}
@@ -145,6 +154,9 @@ func (g *gatewayUnderTest) close(ctx context.Context) error {
 	}
 	if g.db != nil {
 		errs = append(errs, g.db.Close())
+	}
+	if g.dropDB != nil {
+		errs = append(errs, g.dropDB())
 	}
 	return errors.Join(errs...)
 }

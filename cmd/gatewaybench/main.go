@@ -48,7 +48,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
-	e, err := startEnv(ctx, cfg.upstream, stderr)
+	e, err := startEnv(ctx, cfg.upstream, cfg.databaseURL, stderr)
 	if err != nil {
 		return err
 	}
@@ -70,8 +70,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 }
 
 func runTable(ctx context.Context, e *env, cfg config, stdout, stderr io.Writer) error {
-	fmt.Fprintf(stdout, "gatewaybench: GOMAXPROCS %d; %s per run × %d rounds, interleaved; upstream latency %s, %d chunks a stream; request bodies %d–%d bytes\n",
-		runtime.GOMAXPROCS(0), cfg.duration, cfg.rounds, cfg.upstream.latency, cfg.upstream.chunks, minBody(cfg.cases), maxBody(cfg.cases))
+	database := "the embedded SQLite"
+	if cfg.databaseURL != "" {
+		database = "PostgreSQL"
+	}
+	fmt.Fprintf(stdout, "gatewaybench: GOMAXPROCS %d; %s per run × %d rounds, interleaved; upstream latency %s, %d chunks a stream; request bodies %d–%d bytes; the gateway on %s\n",
+		runtime.GOMAXPROCS(0), cfg.duration, cfg.rounds, cfg.upstream.latency, cfg.upstream.chunks, minBody(cfg.cases), maxBody(cfg.cases), database)
 	if !resetPeakRSS() {
 		fmt.Fprintln(stdout, "peak RSS: the kernel cannot reset it, so each row shows the peak since start")
 	}

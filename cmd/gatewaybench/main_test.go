@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gateway/models"
+	"gateway/models/dbtest"
 )
 
 // tableRow matches a row of the results table: case, concurrency, target,
@@ -47,6 +50,37 @@ func TestBenchmarkSmoke(t *testing.T) {
 				t.Errorf("pool member %s served nothing:\n%s", member, &stdout)
 			}
 		}
+	}
+}
+
+// TestBenchmarkOnPostgres runs the benchmark briefly with the gateway on
+// PostgreSQL: every request succeeds, the request logs are all written
+// there, and the scratch database is gone afterwards.
+func TestBenchmarkOnPostgres(t *testing.T) {
+	server := dbtest.PostgresDSN(t)
+	var stdout, stderr bytes.Buffer
+	args := []string{"-duration", "60ms", "-warmup", "20ms", "-rounds", "1", "-concurrency", "1", "-chunks", "5",
+		"-cases", "chat,msg-stream", "-database-url", server}
+	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\nstdout:\n%s\nstderr:\n%s", err, &stdout, &stderr)
+	}
+	out := stdout.String()
+	if !strings.Contains(out, "the gateway on PostgreSQL") || !strings.Contains(out, "request logs dropped: 0") {
+		t.Errorf("want a run on PostgreSQL with no log dropped:\n%s", out)
+	}
+	for _, r := range tableRow.FindAllStringSubmatch(out, -1) {
+		if r[4] != "0" {
+			t.Errorf("row %q has errors", r[0])
+		}
+	}
+	db, err := models.Open(t.Context(), server, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var left int64
+	if err := db.Raw("SELECT count(*) FROM pg_database WHERE datname LIKE 'gatewaybench_%'").Scan(&left).Error; err != nil || left != 0 {
+		t.Errorf("scratch databases left behind: %d (%v)", left, err)
 	}
 }
 

@@ -5,9 +5,6 @@ package dbtest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -64,35 +61,16 @@ func PostgresDSN(tb testing.TB) string {
 		}
 		tb.Skipf("postgres: set %s to run this test on PostgreSQL", EnvPostgresURL)
 	}
-	ctx := context.Background()
-	admin, err := models.Open(ctx, base, "")
+	dsn, drop, err := models.CreateScratchDatabase(context.Background(), base, "gwtest_")
 	if err != nil {
 		tb.Fatalf("postgres: %v", err)
-	}
-	defer admin.Close()
-	raw := make([]byte, 6)
-	rand.Read(raw)
-	name := "gwtest_" + hex.EncodeToString(raw)
-	if err := admin.Exec("CREATE DATABASE " + name).Error; err != nil {
-		tb.Fatalf("postgres: create database: %v", err)
 	}
 	tb.Cleanup(func() {
-		a, err := models.Open(ctx, base, "")
-		if err != nil {
-			tb.Errorf("postgres: drop %s: %v", name, err)
-			return
-		}
-		defer a.Close()
-		if err := a.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)").Error; err != nil {
-			tb.Errorf("postgres: drop %s: %v", name, err)
+		if err := drop(); err != nil {
+			tb.Errorf("postgres: %v", err)
 		}
 	})
-	u, err := url.Parse(base)
-	if err != nil {
-		tb.Fatalf("postgres: %v", err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return dsn
 }
 
 // TempDataDir returns a data directory inside the test's temp dir.
