@@ -3,99 +3,15 @@ package models
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"gorm.io/gorm"
 )
 
-// logBatchRows is how many request logs go into one INSERT. The pure-Go
-// SQLite driver binds parameters in time quadratic in their number, so one
-// statement for a whole batch of 200 spent most of its time binding.
-const logBatchRows = 10
-
-// requestLogColumns are request_logs' columns but id, in the order in which
-// (*RequestLog).appendValues gives their values; a test holds them to the
-// struct's columns.
-var requestLogColumns = []string{
-	"created_at", "request_id", "key_id", "user_id", "team_id", "model",
-	"deployment_id", "provider_id", "provider_name", "upstream_model", "endpoint",
-	"stream", "status", "latency_ms", "ttfbms", "input_tokens", "output_tokens",
-	"cache_read_tokens", "cache_write_tokens", "cost_usd", "attempts", "fallback", "error",
-}
-
-func (l *RequestLog) appendValues(args []any) []any {
-	return append(args, l.CreatedAt, l.RequestID, l.KeyID, l.UserID, l.TeamID, l.Model,
-		l.DeploymentID, l.ProviderID, l.ProviderName, l.UpstreamModel, l.Endpoint,
-		l.Stream, l.Status, l.LatencyMS, l.TTFBMS, l.InputTokens, l.OutputTokens,
-		l.CacheReadTokens, l.CacheWriteTokens, l.CostUSD, l.Attempts, l.Fallback, l.Error)
-}
-
-// insertLogsSQL[dialect][n] inserts n request logs: ? placeholders for
-// SQLite, $1… for PostgreSQL.
-var insertLogsSQL = map[string]*[logBatchRows + 1]string{
-	DialectSQLite:   insertLogsStatements(func(int) string { return "?" }),
-	DialectPostgres: insertLogsStatements(func(i int) string { return "$" + strconv.Itoa(i) }),
-}
-
-func insertLogsStatements(placeholder func(i int) string) *[logBatchRows + 1]string {
-	var q [logBatchRows + 1]string
-	cols := len(requestLogColumns)
-	for n := 1; n <= logBatchRows; n++ {
-		var b strings.Builder
-		b.WriteString("INSERT INTO request_logs (" + strings.Join(requestLogColumns, ",") + ") VALUES ")
-		for r := range n {
-			if r > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('(')
-			for c := range cols {
-				if c > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString(placeholder(r*cols + c + 1))
-			}
-			b.WriteByte(')')
-		}
-		q[n] = b.String()
-	}
-	return &q
-}
-
 // InsertRequestLogs writes request logs, logBatchRows to a statement, in one
 // transaction. The rows' IDs are not read back.
 func (s *Store) InsertRequestLogs(ctx context.Context, logs []RequestLog) error {
 	return s.g(ctx).Transaction(func(tx *gorm.DB) error { return insertLogs(tx, logs) })
-}
-
-// insertLogs is a plain multi-row INSERT on the transaction's connection:
-// GORM's CreateInBatches (reflection, RETURNING id read back into the
-// structs) cost as much again as SQLite's own work, and even its Exec builds
-// the statement again with a few allocations per value
-// (models/bench_logs_test.go: 200 rows 14 ms → 4 ms).
-func insertLogs(tx *gorm.DB, logs []RequestLog) error {
-	statements, ok := insertLogsSQL[tx.Dialector.Name()]
-	if !ok {
-		return fmt.Errorf("models: insert request logs: no statement for database %q", tx.Dialector.Name())
-	}
-	ctx := tx.Statement.Context
-	args := make([]any, 0, logBatchRows*len(requestLogColumns))
-	for len(logs) > 0 {
-		n := min(len(logs), logBatchRows)
-		args = args[:0]
-		for i := range logs[:n] {
-			if logs[i].CreatedAt.IsZero() {
-				logs[i].CreatedAt = tx.NowFunc().UTC() // UTC as the proxy writes: SQLite compares the text
-			}
-			args = logs[i].appendValues(args)
-		}
-		if _, err := tx.Statement.ConnPool.ExecContext(ctx, statements[n], args...); err != nil {
-			return wrap(err, "insert %d request logs", n)
-		}
-		logs = logs[n:]
-	}
-	return nil
 }
 
 // LogFilter selects request logs; zero fields select everything.

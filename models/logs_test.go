@@ -70,6 +70,54 @@ func TestRequestLogEveryColumnRoundTrips(t *testing.T) {
 	})
 }
 
+// TestRequestLogZeroColumnsRoundTrip: a statement leaves out the columns
+// none of its rows sets; rows that set one column each, and a row that sets
+// none, read back exactly, zeros included.
+func TestRequestLogZeroColumnsRoundTrip(t *testing.T) {
+	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		created := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+		var want []models.RequestLog
+		for field := range reflect.TypeFor[models.RequestLog]().NumField() {
+			var l models.RequestLog
+			v := reflect.ValueOf(&l).Elem()
+			switch f := v.Field(field); f.Kind() {
+			case reflect.String:
+				f.SetString("set")
+			case reflect.Int, reflect.Int64:
+				f.SetInt(7)
+			case reflect.Float64:
+				f.SetFloat(0.5)
+			case reflect.Bool:
+				f.SetBool(true)
+			case reflect.Pointer:
+				seven := int64(7)
+				f.Set(reflect.ValueOf(&seven))
+			}
+			l.ID, l.CreatedAt = 0, created.Add(time.Duration(field)*time.Second)
+			want = append(want, l)
+		}
+		want = append(want, models.RequestLog{CreatedAt: created.Add(time.Hour)}) // nothing set
+		if err := s.InsertRequestLogs(ctx, want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.ListRequestLogs(ctx, models.LogFilter{Limit: 100})
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("read back %d rows (%v), want %d", len(got), err, len(want))
+		}
+		for i, g := range got {
+			w := want[len(want)-1-i]
+			if !g.CreatedAt.Equal(w.CreatedAt) {
+				t.Fatalf("row %d: created %v, want %v", i, g.CreatedAt, w.CreatedAt)
+			}
+			g.ID, g.CreatedAt, w.CreatedAt = 0, time.Time{}, time.Time{}
+			if !reflect.DeepEqual(g, w) {
+				t.Fatalf("row %d read back as\n%+v\nwant\n%+v", i, g, w)
+			}
+		}
+	})
+}
+
 // A row without a time gets the time it was written, as GORM gives it.
 func TestRequestLogWithoutTimeGetsNow(t *testing.T) {
 	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
