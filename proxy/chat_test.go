@@ -287,6 +287,37 @@ func TestStreamCutMidway(t *testing.T) {
 	mustContain(t, "error line", e.logs.String(), row.RequestID)
 }
 
+// TestAnswerDoesNotWaitForTheLog: a JSON answer, and an error, reach the
+// caller while the access log cannot be written (a stalled stderr pipe),
+// and the line and the row follow once it can.
+func TestAnswerDoesNotWaitForTheLog(t *testing.T) {
+	e := newEnv(t, proxy.Options{})
+	e.addDeployment(models.Deployment{PublicName: "gpt-test", UpstreamModel: "upstream-gpt"})
+	e.reload()
+	release := e.logs.hold()
+	defer release()
+
+	var ids []string
+	for _, model := range []string{"gpt-test", "no-such-model"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		var resp *http.Response
+		_, err := e.client().Chat.Completions.New(ctx, userMessage(model), option.WithResponseInto(&resp))
+		cancel()
+		switch {
+		case resp == nil:
+			t.Fatalf("%s: no answer while the log was stalled: %v", model, err)
+		case (err == nil) != (model == "gpt-test"):
+			t.Fatalf("%s: status %d, error %v", model, resp.StatusCode, err)
+		}
+		ids = append(ids, resp.Header.Get("X-Request-Id"))
+	}
+	release()
+	e.waitLogs(2)
+	for _, id := range ids {
+		mustContain(t, "access log", e.logs.String(), id)
+	}
+}
+
 // TestCallerDisconnectCancelsUpstream: a caller that goes away mid-stream
 // cancels the upstream request, and is logged as 499.
 func TestCallerDisconnectCancelsUpstream(t *testing.T) {

@@ -37,7 +37,7 @@ var (
 func (s *Server) handle(ep endpoint) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		x := s.begin(w, ep.path, ep.caller)
-		defer s.finish(x)
+		defer s.finish(w, x)
 		if err := s.serveEndpoint(w, r, x, ep); err != nil {
 			s.fail(w, x, err)
 		}

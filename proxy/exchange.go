@@ -98,8 +98,11 @@ func (s *Server) fail(w http.ResponseWriter, x *exchange, err error) {
 }
 
 // finish completes the exchange: the error line and the request log row.
-// Member statistics are kept per attempt by the router.
-func (s *Server) finish(x *exchange) {
+// Member statistics are kept per attempt by the router. An answer of known
+// length is sent on before the line and the row are written, so that the
+// caller does not wait for them; budgets and metrics are settled first, so
+// that the caller's next request and a scrape right after see this one.
+func (s *Server) finish(w http.ResponseWriter, x *exchange) {
 	if x.reserved {
 		s.settle(x.reservation, x.row.CostUSD)
 		for _, l := range x.key.limiters {
@@ -114,6 +117,11 @@ func (s *Server) finish(x *exchange) {
 	s.metrics.observe(x, x.routed, end)
 	if !x.firstByte.IsZero() {
 		x.row.TTFBMS = x.firstByte.Sub(x.start).Milliseconds()
+		// Only an answer of known length is complete once flushed: a chunked
+		// one ends when the handler returns. A caller who left gets nothing.
+		if w.Header().Get("Content-Length") != "" && x.row.Status != statusClientClosed {
+			http.NewResponseController(w).Flush()
+		}
 	}
 	s.logRequest(x)
 	// Only a known key's requests are stored: anyone can send bad keys, and

@@ -177,16 +177,38 @@ func startStream(w http.ResponseWriter) {
 	w.(http.Flusher).Flush()
 }
 
-// syncBuffer collects log output from several goroutines.
+// syncBuffer collects log output from several goroutines. While held, a
+// write waits for release: a log sink that has stalled.
 type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	gate chan struct{}
 }
 
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
+	gate := b.gate
+	b.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
+}
+
+// hold makes writes wait until the returned release is called.
+func (b *syncBuffer) hold() (release func()) {
+	gate := make(chan struct{})
+	b.mu.Lock()
+	b.gate = gate
+	b.mu.Unlock()
+	return sync.OnceFunc(func() {
+		b.mu.Lock()
+		b.gate = nil
+		b.mu.Unlock()
+		close(gate)
+	})
 }
 
 func (b *syncBuffer) String() string {

@@ -23,7 +23,7 @@ type modelEntry struct {
 // which prefixes are open.
 func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 	x := s.begin(w, "/v1/models", protoOpenAI)
-	defer s.finish(x) // x carries no key: listing is not written to the request log
+	defer s.finish(w, x) // x carries no key: listing is not written to the request log
 	snap := s.snap.Load()
 	if snap == nil {
 		s.fail(w, x, errNotReady())

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -39,9 +41,8 @@ func benchStreamEvents() string {
 	return b.String()
 }
 
-// benchGateway is a gateway with one OpenAI pool of three weighted members
-// and prices, in front of an upstream that answers at once.
-func benchGateway(b *testing.B) (*proxy.Server, string) {
+// benchUpstream is an OpenAI upstream that answers at once.
+func benchUpstream(b *testing.B) *httptest.Server {
 	stream := benchStreamEvents()
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -54,6 +55,13 @@ func benchGateway(b *testing.B) (*proxy.Server, string) {
 		io.WriteString(w, benchCompletion)
 	}))
 	b.Cleanup(up.Close)
+	return up
+}
+
+// benchGateway is a gateway with one OpenAI pool of three weighted members
+// and prices, in front of an upstream that answers at once.
+func benchGateway(b *testing.B) (*proxy.Server, string) {
+	up := benchUpstream(b)
 	ctx := context.Background()
 	store := dbtest.MustOpenStore(b, "", b.TempDir())
 	p := &models.Provider{Name: "openai", APIType: models.APITypeOpenAI, BaseURL: up.URL + "/v1"}
@@ -81,6 +89,10 @@ func benchGateway(b *testing.B) (*proxy.Server, string) {
 
 func benchServe(b *testing.B, path, body string, want string) {
 	s, key := benchGateway(b)
+	benchHandler(b, s, key, path, body, want)
+}
+
+func benchHandler(b *testing.B, s http.Handler, key, path, body string, want string) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
@@ -125,4 +137,27 @@ func BenchmarkServeMessagesToChat(b *testing.B) {
 
 func BenchmarkServeMessagesToChatStream(b *testing.B) {
 	benchServe(b, "/v1/messages", benchMessagesRequest+`,"stream":true}`, "message_stop")
+}
+
+// BenchmarkServePlainProxy is the floor the gateway is measured against: an
+// httputil.ReverseProxy hop to the same upstream, in the same harness as
+// BenchmarkServeChat and BenchmarkServeChatStream.
+func BenchmarkServePlainProxy(b *testing.B) {
+	for _, stream := range []bool{false, true} {
+		name, body, want := "json", benchChatRequest, `"total_tokens":332`
+		if stream {
+			name, body, want = "stream", strings.Replace(benchChatRequest, `{"model":"gpt-4o",`, `{"model":"gpt-4o","stream":true,`, 1), "[DONE]"
+		}
+		b.Run(name, func(b *testing.B) {
+			u, err := url.Parse(benchUpstream(b).URL)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rp := httputil.NewSingleHostReverseProxy(u)
+			transport := &http.Transport{MaxIdleConnsPerHost: 64}
+			b.Cleanup(transport.CloseIdleConnections)
+			rp.Transport = transport
+			benchHandler(b, rp, "unused", "/v1/chat/completions", body, want)
+		})
+	}
 }
