@@ -71,3 +71,23 @@ func BenchmarkChatToMessagesStreamContent(b *testing.B) {
 		}
 	}
 }
+
+// benchMessagesRequest is the gateway's own benchmark request
+// (proxy/serve_bench_test.go): a short tool round trip, the common size.
+const benchMessagesRequest = `{"model":"gpt-4o","max_tokens":1024,"system":"You are a coding agent. Follow the repository's conventions.",` +
+	`"messages":[{"role":"user","content":"Please refactor the function below.\n\nfunc f() {}"},` +
+	`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"main.go"}}]},` +
+	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"package main\n"}]},` +
+	`{"role":"user","content":"Now also add a test."}],` +
+	`"tools":[{"name":"read_file","description":"Read a file","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}]}`
+
+// BenchmarkMessagesToChatShort translates benchMessagesRequest.
+func BenchmarkMessagesToChatShort(b *testing.B) {
+	body := []byte(benchMessagesRequest)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := MessagesToChat(body, "gpt", true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2,38 +2,19 @@ package translate
 
 import "bytes"
 
-// marshalChatRequest writes req as marshal(req) would, but its tools by
-// hand. Their schemas are most of a request's bytes (Claude Code's two
-// dozen tools are about 15 kB), and encoding/json would run its validating
-// scanner over each one again to compact it; they were validated when the
-// request was decoded, so compacting them takes one plain loop
+// marshalChatRequest writes req as marshal(req) would, by hand (see
+// fastrequest_writer.go): encoding/json's reflection costs a third of a
+// translation. The tools' schemas are most of a request's bytes (Claude
+// Code's two dozen tools are about 15 kB), and encoding/json would run its
+// validating scanner over each one again to compact it; they were validated
+// when the request was decoded, so compacting them takes one plain loop
 // (appendCompactValid). TestMarshalChatRequest and FuzzMessagesToChat hold
 // it to marshal.
 func marshalChatRequest(req *chatRequestOut) ([]byte, error) {
-	head, err := marshal(req.chatRequestHead)
-	if err != nil {
-		return nil, err
+	if b, ok := appendChatRequest(make([]byte, 0, chatRequestSize(req)), req); ok {
+		return b, nil
 	}
-	tail, err := marshal(req.chatRequestTail)
-	if err != nil {
-		return nil, err
-	}
-	size := len(head) + len(tail) + len(`,"tools":[]`)
-	for i := range req.Tools {
-		f := &req.Tools[i].Function
-		size += len(f.Name) + len(f.Description) + len(f.Parameters) + 64
-	}
-	b := make([]byte, 0, size)
-	b = append(b, head[:len(head)-1]...) // open: the head always has model and messages
-	if len(req.Tools) > 0 {
-		b = append(b, `,"tools":`...)
-		b = appendChatTools(b, req.Tools)
-	}
-	if len(tail) == len("{}") {
-		return append(b, '}'), nil
-	}
-	b = append(b, ',')
-	return append(b, tail[1:]...), nil
+	return marshal(req)
 }
 
 // appendChatTools writes tools as marshal would: HTML not escaped, and the

@@ -84,10 +84,9 @@ type chatJSONSchema struct {
 	Strict      *bool           `json:"strict,omitempty"`
 }
 
-// chatRequestOut is the OpenAI request MessagesToChat writes. encoding/json
-// writes the members of the embedded halves in place, as if declared here;
-// they are halves so that marshalChatRequest can write the tools between
-// them by hand.
+// chatRequestOut is the OpenAI request MessagesToChat writes, by hand
+// (appendChatRequest) as marshal would. encoding/json writes the members of
+// the embedded halves in place, as if declared here.
 type chatRequestOut struct {
 	chatRequestHead
 	Tools []chatTool `json:"tools,omitempty"`

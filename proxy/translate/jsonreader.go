@@ -1,18 +1,20 @@
 package translate
 
 import (
+	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// jsonReader reads the few JSON shapes that the stream fast paths decode
-// by hand (see fastevents_in.go): objects whose members are strings, small
-// integers, null, and nested objects or arrays the caller walks. It is
-// strict rather than complete: anything it does not expect (a nested value
-// where a scalar should be, an escaped or non-ASCII key, a large or
-// fractional number, trailing bytes) makes it fail, and the caller falls
-// back to encoding/json. What it accepts is valid JSON, and decodes to
-// what encoding/json would decode it to.
+// jsonReader reads the few JSON shapes that the fast paths decode by hand
+// (see fastevents_in.go and fastrequest.go): objects whose members are
+// strings, small integers, floats, booleans, null, values kept raw, and
+// nested objects or arrays the caller walks. It is strict rather than
+// complete: anything it does not expect (a nested value where a scalar
+// should be, an escaped or non-ASCII key, a large or fractional integer,
+// trailing bytes) makes it fail, and the caller falls back to
+// encoding/json. What it accepts is valid JSON, and decodes to what
+// encoding/json would decode it to.
 type jsonReader struct {
 	data []byte
 	pos  int
@@ -163,6 +165,135 @@ func (r *jsonReader) digits() bool {
 	return r.pos > start
 }
 
+// maxRawDepth bounds the nesting that value follows; encoding/json allows
+// 10000, and anything deeper than a schema ever is goes to it.
+const maxRawDepth = 100
+
+// raw reads any value and gives its bytes, as encoding/json gives them to
+// a json.RawMessage.
+func (r *jsonReader) raw() ([]byte, bool) {
+	r.skipSpace()
+	start := r.pos
+	if !r.value(0) {
+		return nil, false
+	}
+	return r.data[start:r.pos], true
+}
+
+// value reads any value, checking it as encoding/json does, except that a
+// string with invalid UTF-8 fails: a raw value keeps it as it is, and
+// whether every decoder does so is a question left to encoding/json.
+func (r *jsonReader) value(depth int) bool {
+	r.skipSpace()
+	if r.pos >= len(r.data) {
+		return false
+	}
+	switch r.data[r.pos] {
+	case '{':
+		r.pos++
+		if depth >= maxRawDepth {
+			return false
+		}
+		if r.consume('}') {
+			return true
+		}
+		for {
+			if !r.consume('"') || !r.validString() || !r.consume(':') || !r.value(depth+1) {
+				return false
+			}
+			if !r.consume(',') {
+				return r.consume('}')
+			}
+		}
+	case '[':
+		r.pos++
+		if depth >= maxRawDepth {
+			return false
+		}
+		if r.consume(']') {
+			return true
+		}
+		for {
+			if !r.value(depth + 1) {
+				return false
+			}
+			if !r.consume(',') {
+				return r.consume(']')
+			}
+		}
+	case '"':
+		r.pos++
+		return r.validString()
+	case 't':
+		return r.literal("true")
+	case 'f':
+		return r.literal("false")
+	case 'n':
+		return r.null()
+	}
+	return r.number()
+}
+
+// validString steps over the rest of a string, after its opening quote,
+// without decoding it.
+func (r *jsonReader) validString() bool {
+	for r.pos < len(r.data) {
+		c := r.data[r.pos]
+		switch {
+		case c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf:
+			r.pos++
+		case c == '"':
+			r.pos++
+			return true
+		case c == '\\':
+			if !r.validEscape() {
+				return false
+			}
+		case c < utf8.RuneSelf: // a control character
+			return false
+		default:
+			rn, size := utf8.DecodeRune(r.data[r.pos:])
+			if rn == utf8.RuneError && size == 1 {
+				return false
+			}
+			r.pos += size
+		}
+	}
+	return false
+}
+
+// validEscape steps over the escape at r.pos.
+func (r *jsonReader) validEscape() bool {
+	if r.pos+1 >= len(r.data) {
+		return false
+	}
+	switch r.data[r.pos+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		r.pos += 2
+		return true
+	case 'u':
+		r.pos += 2
+		if hex4(r.data[r.pos:]) < 0 {
+			return false
+		}
+		r.pos += 4
+		return true
+	}
+	return false
+}
+
+// float reads a number as encoding/json reads it into a float64: the
+// literal through strconv.ParseFloat, which refuses what is out of range.
+func (r *jsonReader) float() (float64, bool) {
+	r.skipSpace()
+	start := r.pos
+	if !r.number() {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(r.data[start:r.pos]), 64)
+	return f, err == nil
+}
+
 // int reads a non-negative integer of at most nine digits, which fits an
 // int everywhere; anything else (a sign, a fraction, an exponent, more
 // digits) fails.
@@ -184,7 +315,8 @@ func (r *jsonReader) int() (int, bool) {
 }
 
 // string reads a string. The values the fast paths compare (event and
-// delta types) come back as constants, without an allocation.
+// delta types, roles and block types) come back as constants, without an
+// allocation.
 func (r *jsonReader) string() (string, bool) {
 	b, ok := r.bytes()
 	if !ok {
@@ -203,6 +335,16 @@ func (r *jsonReader) string() (string, bool) {
 		return "input_json_delta", true
 	case "function":
 		return "function", true
+	case "user":
+		return "user", true
+	case "assistant":
+		return "assistant", true
+	case "text":
+		return "text", true
+	case "tool_use":
+		return "tool_use", true
+	case "tool_result":
+		return "tool_result", true
 	}
 	return string(b), true
 }
@@ -217,16 +359,17 @@ func (r *jsonReader) stringOrNull() (string, bool) {
 	return r.string()
 }
 
-// bytes reads a string and decodes it into r.buf, which it returns: valid
-// until the next call. Decoding is encoding/json's: the escapes JSON has,
-// surrogate pairs joined and lone surrogates as U+FFFD, and each byte of
-// invalid UTF-8 as U+FFFD; a raw control character or a bad escape fails.
+// bytes reads a string and decodes it, into r.buf if it has escapes or
+// invalid UTF-8, else as the part of data it is: either is valid until the
+// next call and read-only. Decoding is encoding/json's: the escapes JSON
+// has, surrogate pairs joined and lone surrogates as U+FFFD, and each byte
+// of invalid UTF-8 as U+FFFD; a raw control character or a bad escape fails.
 func (r *jsonReader) bytes() ([]byte, bool) {
 	if !r.consume('"') {
 		return nil, false
 	}
 	r.buf = r.buf[:0]
-	start := r.pos
+	start, copied := r.pos, false
 	for r.pos < len(r.data) {
 		c := r.data[r.pos]
 		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf { // plain ASCII, most of any text: stepped over
@@ -234,6 +377,9 @@ func (r *jsonReader) bytes() ([]byte, bool) {
 			continue
 		}
 		switch {
+		case c == '"' && !copied: // nothing to decode: no copy
+			r.pos++
+			return r.data[start : r.pos-1], true
 		case c == '"':
 			r.buf = append(r.buf, r.data[start:r.pos]...)
 			r.pos++
@@ -245,7 +391,7 @@ func (r *jsonReader) bytes() ([]byte, bool) {
 			if !r.escape() {
 				return nil, false
 			}
-			start = r.pos
+			start, copied = r.pos, true
 		case c < utf8.RuneSelf:
 			r.pos++
 		default:
@@ -253,7 +399,7 @@ func (r *jsonReader) bytes() ([]byte, bool) {
 			if rn == utf8.RuneError && size == 1 {
 				r.buf = append(r.buf, r.data[start:r.pos]...)
 				r.buf = utf8.AppendRune(r.buf, utf8.RuneError)
-				start = r.pos + 1
+				start, copied = r.pos+1, true
 			}
 			r.pos += size
 		}

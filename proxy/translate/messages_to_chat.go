@@ -37,7 +37,7 @@ func MessagesToChat(body []byte, upstreamModel string, includeUsage bool) ([]byt
 
 func chatRequestFromAnthropic(body []byte, upstreamModel string, includeUsage bool) (*chatRequestOut, error) {
 	var req messagesRequest
-	if err := decode(body, &req); err != nil {
+	if err := decodeMessagesRequest(body, &req); err != nil {
 		return nil, decodeError("the request", err)
 	}
 	out := &chatRequestOut{
@@ -138,7 +138,7 @@ func chatMessagesFromAnthropic(system json.RawMessage, msgs []anthropicMessage) 
 
 // systemTexts reads a system prompt: a string or text blocks.
 func systemTexts(param string, raw json.RawMessage) ([]string, error) {
-	text, blocks, isArray, err := decodeContent[anthropicBlock](raw)
+	text, blocks, isArray, err := decodeBlocks(raw)
 	if err != nil {
 		return nil, contentError(param, err)
 	}
@@ -163,7 +163,7 @@ func systemTexts(param string, raw json.RawMessage) ([]string, error) {
 // appendUserTurn adds a user turn: its tool results as tool messages first,
 // then the rest as one user message.
 func appendUserTurn(out []chatMessageOut, param string, raw json.RawMessage) ([]chatMessageOut, error) {
-	text, blocks, isArray, err := decodeContent[anthropicBlock](raw)
+	text, blocks, isArray, err := decodeBlocks(raw)
 	if err != nil {
 		return nil, contentError(param+".content", err)
 	}
@@ -262,7 +262,7 @@ func documentPart(param string, b *anthropicBlock) (*chatPartOut, error) {
 // say) for the user message that follows: OpenAI tool messages hold text only.
 func toolMessage(param string, b *anthropicBlock) (chatMessageOut, []chatPartOut, error) {
 	msg := chatMessageOut{Role: "tool", ToolCallID: b.ToolUseID, Content: ""}
-	text, blocks, isArray, err := decodeContent[anthropicBlock](b.Content)
+	text, blocks, isArray, err := decodeBlocks(b.Content)
 	if err != nil {
 		return msg, nil, contentError(param+".content", err)
 	}
@@ -300,7 +300,7 @@ func toolMessage(param string, b *anthropicBlock) (chatMessageOut, []chatPartOut
 // tool_use blocks as tool_calls. Blocks OpenAI has no place for are dropped
 // (see droppedFields); a turn left with nothing is skipped.
 func appendAssistantTurn(out []chatMessageOut, param string, raw json.RawMessage) ([]chatMessageOut, error) {
-	text, blocks, isArray, err := decodeContent[anthropicBlock](raw)
+	text, blocks, isArray, err := decodeBlocks(raw)
 	if err != nil {
 		return nil, contentError(param+".content", err)
 	}

@@ -1,0 +1,339 @@
+package translate
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Hand decoding of an Anthropic request and of its contents, for
+// MessagesToChat. Reflection was most of what a translation cost; reading
+// the common shapes by hand costs a fraction of it. Each reader reports !ok
+// for anything it does not expect (a key with more than lowercase ASCII
+// letters, digits and _, since encoding/json matches keys without regard
+// to case; a repeated field; a number it cannot read exactly; a null where
+// an element should be), and the caller then
+// decodes with decode, so that what a caller is told about a bad request
+// does not change. When a reader takes a body, it decodes it to what decode
+// would (FuzzRequestReaders holds it to that). Its raw values are parts of
+// the body, not copies: they live only as long as one translation.
+
+// decodeMessagesRequest decodes body into req as decode does.
+func decodeMessagesRequest(body []byte, req *messagesRequest) error {
+	var r jsonReader
+	if r.readMessagesRequest(body, req) {
+		return nil
+	}
+	*req = messagesRequest{}
+	return decode(body, req)
+}
+
+// decodeBlocks is decodeContent[anthropicBlock], by hand where it can.
+func decodeBlocks(raw json.RawMessage) (text string, blocks []anthropicBlock, isArray bool, err error) {
+	var r jsonReader
+	if text, blocks, isArray, ok := r.readContent(raw); ok {
+		return text, blocks, isArray, nil
+	}
+	return decodeContent[anthropicBlock](raw)
+}
+
+// fieldSet records the fields of an object read so far, by number.
+type fieldSet uint32
+
+// first marks field i, reporting whether it was new: encoding/json lets
+// a repeated field merge into the earlier one, which the readers leave to it.
+func (s *fieldSet) first(i uint) bool {
+	seen := *s&(1<<i) != 0
+	*s |= 1 << i
+	return !seen
+}
+
+func (r *jsonReader) readMessagesRequest(data []byte, req *messagesRequest) bool {
+	r.reset(data)
+	var seen fieldSet
+	ok := r.object(func(key []byte) bool {
+		switch string(key) {
+		case "system":
+			return seen.first(0) && r.rawInto(&req.System)
+		case "messages":
+			return seen.first(1) && r.readMessages(&req.Messages)
+		case "max_tokens":
+			return seen.first(2) && r.optInt64(&req.MaxTokens)
+		case "temperature":
+			return seen.first(3) && r.optFloat(&req.Temperature)
+		case "top_p":
+			return seen.first(4) && r.optFloat(&req.TopP)
+		case "stop_sequences":
+			return seen.first(5) && r.readStrings(&req.StopSequences)
+		case "stream":
+			return seen.first(6) && r.optBool(&req.Stream)
+		case "tools":
+			return seen.first(7) && r.readTools(&req.Tools)
+		case "tool_choice":
+			return seen.first(8) && (r.null() || r.readToolChoice(alloc(&req.ToolChoice)))
+		case "metadata":
+			return seen.first(9) && (r.null() || r.readMetadata(alloc(&req.Metadata)))
+		case "thinking":
+			return seen.first(10) && (r.null() || r.readThinking(alloc(&req.Thinking)))
+		case "output_config":
+			return seen.first(11) && (r.null() || r.readOutputConfig(alloc(&req.OutputConfig)))
+		}
+		return r.value(0)
+	})
+	return ok && r.end()
+}
+
+// rawInto reads any value into dst, null as "null", as a json.RawMessage
+// takes it.
+func (r *jsonReader) rawInto(dst *json.RawMessage) bool {
+	v, ok := r.raw()
+	*dst = v
+	return ok
+}
+
+// optInt64 reads a small non-negative integer into a new *dst, or null,
+// which leaves it nil.
+func (r *jsonReader) optInt64(dst **int64) bool {
+	if r.null() {
+		return true
+	}
+	n, ok := r.int()
+	v := int64(n)
+	*dst = &v
+	return ok
+}
+
+// intInto reads a small non-negative integer into dst, or null, which
+// leaves it as it was.
+func (r *jsonReader) intInto(dst *int64) bool {
+	if r.null() {
+		return true
+	}
+	n, ok := r.int()
+	*dst = int64(n)
+	return ok
+}
+
+func (r *jsonReader) optFloat(dst **float64) bool {
+	if r.null() {
+		return true
+	}
+	f, ok := r.float()
+	*dst = &f
+	return ok
+}
+
+// optBool reads true, false, or null, which leaves dst as it was.
+func (r *jsonReader) optBool(dst *bool) bool {
+	switch {
+	case r.literal("true"):
+		*dst = true
+	case r.literal("false"):
+		*dst = false
+	default:
+		return r.null()
+	}
+	return true
+}
+
+// alloc sets *dst to a new T and gives it.
+func alloc[T any](dst **T) *T {
+	*dst = new(T)
+	return *dst
+}
+
+// array reads null (then it reports null) or an array, calling elem for
+// each element with the reader at it.
+func (r *jsonReader) array(elem func() bool) (null, ok bool) {
+	if r.null() {
+		return true, true
+	}
+	if !r.consume('[') {
+		return false, false
+	}
+	if r.consume(']') {
+		return false, true
+	}
+	for {
+		if !elem() {
+			return false, false
+		}
+		if !r.consume(',') {
+			return false, r.consume(']')
+		}
+	}
+}
+
+// readStrings reads an array of strings; [] gives an empty slice and null
+// nil, as encoding/json gives them.
+func (r *jsonReader) readStrings(dst *[]string) bool {
+	list := []string{}
+	null, ok := r.array(func() bool {
+		s, ok := r.string()
+		list = append(list, s)
+		return ok
+	})
+	if !null {
+		*dst = list
+	}
+	return ok
+}
+
+func (r *jsonReader) readMessages(dst *[]anthropicMessage) bool {
+	list := make([]anthropicMessage, 0, 8)
+	null, ok := r.array(func() bool {
+		list = append(list, anthropicMessage{})
+		m := &list[len(list)-1]
+		var seen fieldSet
+		return r.object(func(key []byte) bool {
+			switch string(key) {
+			case "role":
+				return seen.first(0) && r.optString(&m.Role)
+			case "content":
+				return seen.first(1) && r.rawInto(&m.Content)
+			}
+			return r.value(0)
+		})
+	})
+	if !null {
+		*dst = list
+	}
+	return ok
+}
+
+func (r *jsonReader) readTools(dst *[]anthropicTool) bool {
+	list := []anthropicTool{}
+	null, ok := r.array(func() bool {
+		list = append(list, anthropicTool{})
+		t := &list[len(list)-1]
+		var seen fieldSet
+		return r.object(func(key []byte) bool {
+			switch string(key) {
+			case "type":
+				return seen.first(0) && r.optString(&t.Type)
+			case "name":
+				return seen.first(1) && r.optString(&t.Name)
+			case "description":
+				return seen.first(2) && r.optString(&t.Description)
+			case "input_schema":
+				return seen.first(3) && r.rawInto(&t.InputSchema)
+			}
+			return r.value(0)
+		})
+	})
+	if !null {
+		*dst = list
+	}
+	return ok
+}
+
+func (r *jsonReader) readToolChoice(c *anthropicToolChoice) bool {
+	var seen fieldSet
+	return r.object(func(key []byte) bool {
+		switch string(key) {
+		case "type":
+			return seen.first(0) && r.optString(&c.Type)
+		case "name":
+			return seen.first(1) && r.optString(&c.Name)
+		case "disable_parallel_tool_use":
+			return seen.first(2) && r.optBool(&c.DisableParallelToolUse)
+		}
+		return r.value(0)
+	})
+}
+
+func (r *jsonReader) readMetadata(m *anthropicMetadata) bool {
+	var seen fieldSet
+	return r.object(func(key []byte) bool {
+		if string(key) == "user_id" {
+			return seen.first(0) && r.optString(&m.UserID)
+		}
+		return r.value(0)
+	})
+}
+
+func (r *jsonReader) readThinking(t *anthropicThinking) bool {
+	var seen fieldSet
+	return r.object(func(key []byte) bool {
+		switch string(key) {
+		case "type":
+			return seen.first(0) && r.optString(&t.Type)
+		case "budget_tokens":
+			return seen.first(1) && r.intInto(&t.BudgetTokens)
+		}
+		return r.value(0)
+	})
+}
+
+func (r *jsonReader) readOutputConfig(oc *anthropicOutputConfig) bool {
+	var seen fieldSet
+	return r.object(func(key []byte) bool {
+		if string(key) == "format" {
+			return seen.first(0) && (r.null() || r.readOutputFormat(alloc(&oc.Format)))
+		}
+		return r.value(0)
+	})
+}
+
+func (r *jsonReader) readOutputFormat(f *anthropicOutputFormat) bool {
+	var seen fieldSet
+	return r.object(func(key []byte) bool {
+		switch string(key) {
+		case "type":
+			return seen.first(0) && r.optString(&f.Type)
+		case "schema":
+			return seen.first(1) && r.rawInto(&f.Schema)
+		}
+		return r.value(0)
+	})
+}
+
+// readContent reads a content as decodeContent[anthropicBlock] does: a
+// string, null, or an array of blocks.
+func (r *jsonReader) readContent(raw json.RawMessage) (text string, blocks []anthropicBlock, isArray, ok bool) {
+	raw = bytes.TrimSpace(raw)
+	r.reset(raw)
+	switch {
+	case isNull(raw):
+		return "", nil, false, true
+	case raw[0] == '"':
+		text, ok = r.string()
+		return text, nil, false, ok && r.end()
+	}
+	null, ok := r.array(func() bool {
+		blocks = append(blocks, anthropicBlock{})
+		return r.readBlock(&blocks[len(blocks)-1])
+	})
+	if blocks == nil {
+		blocks = []anthropicBlock{} // as encoding/json decodes []
+	}
+	return "", blocks, true, ok && !null && r.end()
+}
+
+func (r *jsonReader) readBlock(b *anthropicBlock) bool {
+	var seen fieldSet
+	return r.object(func(key []byte) bool {
+		switch string(key) {
+		case "type":
+			return seen.first(0) && r.optString(&b.Type)
+		case "text":
+			return seen.first(1) && r.optString(&b.Text)
+		case "source":
+			return seen.first(2) && r.rawInto(&b.Source)
+		case "title":
+			return seen.first(3) && r.optString(&b.Title)
+		case "id":
+			return seen.first(4) && r.optString(&b.ID)
+		case "name":
+			return seen.first(5) && r.optString(&b.Name)
+		case "input":
+			return seen.first(6) && r.rawInto(&b.Input)
+		case "tool_use_id":
+			return seen.first(7) && r.optString(&b.ToolUseID)
+		case "content":
+			return seen.first(8) && r.rawInto(&b.Content)
+		case "thinking":
+			return seen.first(9) && r.optString(&b.Thinking)
+		}
+		return r.value(0)
+	})
+}

@@ -1,0 +1,301 @@
+package translate
+
+import (
+	"math"
+	"strconv"
+)
+
+// Hand writing of the OpenAI request MessagesToChat makes, byte for byte
+// what marshal writes (HTML not escaped, fields in declaration order,
+// omitempty as encoding/json has it): TestChatRequestWriter and
+// FuzzChatRequestWriter hold it to that. Each appender reports false for a
+// value it was not written for (a content or tool_choice of another Go
+// type, a float encoding/json refuses), and marshalChatRequest then
+// leaves the whole request to marshal.
+
+// appendChatRequest writes req: its head members, its tools, its tail.
+func appendChatRequest(b []byte, req *chatRequestOut) ([]byte, bool) {
+	b = append(b, `{"model":`...)
+	b = appendJSONString(b, req.Model, false)
+	b = append(b, `,"messages":`...)
+	b, ok := appendChatMessages(b, req.Messages)
+	if !ok {
+		return b, false
+	}
+	if req.MaxCompletionTokens != nil {
+		b = append(b, `,"max_completion_tokens":`...)
+		b = strconv.AppendInt(b, *req.MaxCompletionTokens, 10)
+	}
+	if b, ok = appendOptFloat(b, `,"temperature":`, req.Temperature); !ok {
+		return b, false
+	}
+	if b, ok = appendOptFloat(b, `,"top_p":`, req.TopP); !ok {
+		return b, false
+	}
+	if len(req.Stop) > 0 {
+		b = append(b, `,"stop":`...)
+		b = appendJSONStrings(b, req.Stop)
+	}
+	if req.Stream {
+		b = append(b, `,"stream":true`...)
+	}
+	if req.StreamOptions != nil {
+		b = append(b, `,"stream_options":{"include_usage":`...)
+		b = strconv.AppendBool(b, req.StreamOptions.IncludeUsage)
+		b = append(b, '}')
+	}
+	if len(req.Tools) > 0 {
+		b = append(b, `,"tools":`...)
+		b = appendChatTools(b, req.Tools)
+	}
+	if b, ok = appendChatRequestTail(b, &req.chatRequestTail); !ok {
+		return b, false
+	}
+	return append(b, '}'), true
+}
+
+func appendChatRequestTail(b []byte, t *chatRequestTail) ([]byte, bool) {
+	switch c := t.ToolChoice.(type) {
+	case nil:
+	case string:
+		b = append(b, `,"tool_choice":`...)
+		b = appendJSONString(b, c, false)
+	case chatToolChoiceFunction:
+		b = append(b, `,"tool_choice":{"type":`...)
+		b = appendJSONString(b, c.Type, false)
+		b = append(b, `,"function":{"name":`...)
+		b = appendJSONString(b, c.Function.Name, false)
+		b = append(b, "}}"...)
+	default:
+		return b, false
+	}
+	if t.ParallelToolCalls != nil {
+		b = append(b, `,"parallel_tool_calls":`...)
+		b = strconv.AppendBool(b, *t.ParallelToolCalls)
+	}
+	if t.ReasoningEffort != "" {
+		b = append(b, `,"reasoning_effort":`...)
+		b = appendJSONString(b, t.ReasoningEffort, false)
+	}
+	if t.ResponseFormat != nil {
+		b = append(b, `,"response_format":`...)
+		b = appendResponseFormat(b, t.ResponseFormat)
+	}
+	if t.User != "" {
+		b = append(b, `,"user":`...)
+		b = appendJSONString(b, t.User, false)
+	}
+	return b, true
+}
+
+func appendResponseFormat(b []byte, f *chatResponseFormat) []byte {
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, f.Type, false)
+	if s := f.JSONSchema; s != nil {
+		b = append(b, `,"json_schema":{"name":`...)
+		b = appendJSONString(b, s.Name, false)
+		if s.Description != "" {
+			b = append(b, `,"description":`...)
+			b = appendJSONString(b, s.Description, false)
+		}
+		if len(s.Schema) > 0 {
+			b = append(b, `,"schema":`...)
+			b = appendCompactValid(b, s.Schema)
+		}
+		if s.Strict != nil {
+			b = append(b, `,"strict":`...)
+			b = strconv.AppendBool(b, *s.Strict)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+// appendChatMessages writes messages, nil as null.
+func appendChatMessages(b []byte, msgs []chatMessageOut) ([]byte, bool) {
+	if msgs == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '[')
+	for i := range msgs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var ok bool
+		if b, ok = appendChatMessage(b, &msgs[i]); !ok {
+			return b, false
+		}
+	}
+	return append(b, ']'), true
+}
+
+func appendChatMessage(b []byte, m *chatMessageOut) ([]byte, bool) {
+	b = append(b, `{"role":`...)
+	b = appendJSONString(b, m.Role, false)
+	b = append(b, `,"content":`...)
+	switch c := m.Content.(type) {
+	case nil:
+		b = append(b, "null"...)
+	case string:
+		b = appendJSONString(b, c, false)
+	case []chatPartOut:
+		b = appendChatParts(b, c)
+	default:
+		return b, false
+	}
+	if len(m.ToolCalls) > 0 {
+		b = append(b, `,"tool_calls":`...)
+		b = appendChatToolCalls(b, m.ToolCalls)
+	}
+	if m.ToolCallID != "" {
+		b = append(b, `,"tool_call_id":`...)
+		b = appendJSONString(b, m.ToolCallID, false)
+	}
+	return append(b, '}'), true
+}
+
+// appendChatParts writes parts, nil as null.
+func appendChatParts(b []byte, parts []chatPartOut) []byte {
+	if parts == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i := range parts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		p := &parts[i]
+		b = append(b, `{"type":`...)
+		b = appendJSONString(b, p.Type, false)
+		if p.Text != "" {
+			b = append(b, `,"text":`...)
+			b = appendJSONString(b, p.Text, false)
+		}
+		if p.ImageURL != nil {
+			b = append(b, `,"image_url":{"url":`...)
+			b = appendJSONString(b, p.ImageURL.URL, false)
+			b = append(b, '}')
+		}
+		if p.File != nil {
+			b = append(b, `,"file":`...)
+			b = appendChatFile(b, p.File)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendChatFile writes a file, whose members are all omitempty.
+func appendChatFile(b []byte, f *chatFile) []byte {
+	sep := byte('{')
+	for _, m := range [...]struct{ key, value string }{
+		{`"file_data":`, f.FileData}, {`"file_id":`, f.FileID}, {`"filename":`, f.Filename},
+	} {
+		if m.value != "" {
+			b = append(b, sep)
+			b = append(b, m.key...)
+			b = appendJSONString(b, m.value, false)
+			sep = ','
+		}
+	}
+	if sep == '{' {
+		b = append(b, '{')
+	}
+	return append(b, '}')
+}
+
+func appendChatToolCalls(b []byte, calls []chatToolCall) []byte {
+	b = append(b, '[')
+	for i := range calls {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		c := &calls[i]
+		b = append(b, `{"id":`...)
+		b = appendJSONString(b, c.ID, false)
+		b = append(b, `,"type":`...)
+		b = appendJSONString(b, c.Type, false)
+		b = append(b, `,"function":{"name":`...)
+		b = appendJSONString(b, c.Function.Name, false)
+		b = append(b, `,"arguments":`...)
+		b = appendJSONString(b, c.Function.Arguments, false)
+		b = append(b, "}}"...)
+	}
+	return append(b, ']')
+}
+
+// appendJSONStrings writes a non-nil list of strings.
+func appendJSONStrings(b []byte, list []string) []byte {
+	b = append(b, '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s, false)
+	}
+	return append(b, ']')
+}
+
+// appendOptFloat writes key and *f unless f is nil.
+func appendOptFloat(b []byte, key string, f *float64) ([]byte, bool) {
+	if f == nil {
+		return b, true
+	}
+	return appendJSONFloat(append(b, key...), *f)
+}
+
+// appendJSONFloat writes f as encoding/json writes a float64: the
+// shortest decimal that reads back as f, in exponent form below 1e-6 and
+// from 1e21 on, with an exponent's leading zero dropped (1e-7, not 1e-07).
+// NaN and the infinities, which encoding/json refuses, report false.
+func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return b, false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1]
+		b = b[:n-1]
+	}
+	return b, true
+}
+
+// chatRequestSize estimates the length of req as JSON, so that writing it
+// allocates once: its texts, and a margin for keys and escapes.
+func chatRequestSize(req *chatRequestOut) int {
+	n := 256 + len(req.Model) + len(req.User)
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		n += 64 + len(m.ToolCallID)
+		switch c := m.Content.(type) {
+		case string:
+			n += len(c)
+		case []chatPartOut:
+			for j := range c {
+				n += 48 + len(c[j].Text)
+				if c[j].ImageURL != nil {
+					n += len(c[j].ImageURL.URL)
+				}
+				if c[j].File != nil {
+					n += len(c[j].File.FileData) + len(c[j].File.Filename) + len(c[j].File.FileID)
+				}
+			}
+		}
+		for j := range m.ToolCalls {
+			f := &m.ToolCalls[j].Function
+			n += 64 + len(m.ToolCalls[j].ID) + len(f.Name) + len(f.Arguments)
+		}
+	}
+	for i := range req.Tools {
+		f := &req.Tools[i].Function
+		n += 64 + len(f.Name) + len(f.Description) + len(f.Parameters)
+	}
+	if req.ResponseFormat != nil && req.ResponseFormat.JSONSchema != nil {
+		n += len(req.ResponseFormat.JSONSchema.Schema)
+	}
+	return n + n/16
+}
