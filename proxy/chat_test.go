@@ -297,11 +297,13 @@ func TestAnswerDoesNotWaitForTheLog(t *testing.T) {
 	release := e.logs.hold()
 	defer release()
 
+	// A connection per request: the first one's handler is still busy.
+	client := e.client(option.WithHTTPClient(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}))
 	var ids []string
 	for _, model := range []string{"gpt-test", "no-such-model"} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		var resp *http.Response
-		_, err := e.client().Chat.Completions.New(ctx, userMessage(model), option.WithResponseInto(&resp))
+		_, err := client.Chat.Completions.New(ctx, userMessage(model), option.WithResponseInto(&resp))
 		cancel()
 		switch {
 		case resp == nil:
