@@ -91,3 +91,70 @@ func BenchmarkMessagesToChatShort(b *testing.B) {
 		}
 	}
 }
+
+// benchChatStream is the stream of the gateway's own benchmark upstream
+// (benchStreamEvents in proxy/serve_bench_test.go): 20 content chunks, a
+// finish chunk with the usage, and [DONE].
+func benchChatStream() [][]byte {
+	var events [][]byte
+	for i := range 20 {
+		events = append(events, []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o",`+
+			`"choices":[{"index":0,"delta":{"content":"word `+string(rune('a'+i))+` "},"finish_reason":null}]}`))
+	}
+	return append(events, []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o",`+
+		`"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":320,"completion_tokens":20,"total_tokens":340}}`),
+		[]byte("[DONE]"))
+}
+
+// BenchmarkChatToMessagesStreamWhole converts benchChatStream, start and
+// finish included.
+func BenchmarkChatToMessagesStreamWhole(b *testing.B) {
+	events := benchChatStream()
+	for b.Loop() {
+		s := NewChatToMessagesStream()
+		for _, ev := range events {
+			if _, err := s.Event("", ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// benchCompletion is the answer of the gateway's own benchmark upstream
+// (proxy/serve_bench_test.go).
+const benchCompletion = `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-2024-08-06",` +
+	`"choices":[{"index":0,"message":{"role":"assistant","content":"Here is the shorter function, with a test."},` +
+	`"finish_reason":"stop"}],"usage":{"prompt_tokens":320,"completion_tokens":12,"total_tokens":332}}`
+
+func BenchmarkChatResponseToMessages(b *testing.B) {
+	body := []byte(benchCompletion)
+	for b.Loop() {
+		if _, _, err := ChatResponseToMessages(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMessagesToChatStreamWhole converts an Anthropic stream of 20
+// text deltas, start and end included, for a caller that asked for usage.
+func BenchmarkMessagesToChatStreamWhole(b *testing.B) {
+	events := [][2]string{
+		{"message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[],"usage":{"input_tokens":320,"output_tokens":1}}}`},
+		{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
+	}
+	for i := range 20 {
+		events = append(events, [2]string{"content_block_delta",
+			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"word ` + string(rune('a'+i)) + ` "}}`})
+	}
+	events = append(events, [2]string{"content_block_stop", `{"type":"content_block_stop","index":0}`},
+		[2]string{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":20}}`},
+		[2]string{"message_stop", `{"type":"message_stop"}`})
+	for b.Loop() {
+		s := NewMessagesToChatStream(true)
+		for _, ev := range events {
+			if _, err := s.Event(ev[0], []byte(ev[1])); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

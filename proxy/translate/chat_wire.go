@@ -146,17 +146,21 @@ type chatToolChoiceFunction struct {
 
 // chatResponse is an OpenAI non-streaming answer, read by ChatResponseToMessages.
 type chatResponse struct {
-	ID      string `json:"id"`
-	Model   string `json:"model"`
-	Choices []struct {
-		Message struct {
-			Content   json.RawMessage `json:"content"`
-			Refusal   string          `json:"refusal"`
-			ToolCalls []chatToolCall  `json:"tool_calls"`
-		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *chatUsage `json:"usage"`
+	ID      string               `json:"id"`
+	Model   string               `json:"model"`
+	Choices []chatResponseChoice `json:"choices"`
+	Usage   *chatUsage           `json:"usage"`
+}
+
+type chatResponseChoice struct {
+	Message      chatAnswerMessage `json:"message"`
+	FinishReason string            `json:"finish_reason"`
+}
+
+type chatAnswerMessage struct {
+	Content   json.RawMessage `json:"content"`
+	Refusal   string          `json:"refusal"`
+	ToolCalls []chatToolCall  `json:"tool_calls"`
 }
 
 // chatResponseOut is the OpenAI answer MessagesResponseToChat writes.

@@ -47,14 +47,17 @@ func toolInput(arguments string) json.RawMessage {
 }
 
 // toolArguments turns Anthropic's input object into OpenAI's arguments
-// string, compacted. A missing or non-object input becomes "{}".
+// string, compacted. A missing or non-object input becomes "{}". input is
+// one a decoder filled (or jsonReader.raw, which checks as it reads), so
+// valid JSON: appendCompactValid compacts it as json.Compact would,
+// without checking it again.
 func toolArguments(input json.RawMessage) string {
-	var buf bytes.Buffer
 	trimmed := bytes.TrimSpace(input)
-	if len(trimmed) == 0 || trimmed[0] != '{' || json.Compact(&buf, trimmed) != nil {
+	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return "{}"
 	}
-	return buf.String()
+	var buf [256]byte // most inputs fit: one allocation, the string's
+	return string(appendCompactValid(buf[:0], trimmed))
 }
 
 // objectOr gives raw if it holds a JSON object, else the fallback. It keeps

@@ -5,8 +5,8 @@ import (
 	"strconv"
 )
 
-// Hand writing of the events that make up the body of a stream: a chunk
-// with a text, reasoning or arguments delta, an Anthropic
+// Hand writing of the events that make up the body of a stream: an OpenAI
+// chunk (every one MessagesToChatStream writes), an Anthropic
 // content_block_delta, and the Responses delta events. Each writes
 // byte for byte what appendChatEvent, appendMessagesEvent or
 // appendResponsesEvent would (json.Marshal, so with HTML escaped): see
@@ -19,34 +19,68 @@ func grow(dst []byte, fixed int, text string) []byte {
 	return slices.Grow(dst, fixed+len(text)+len(text)/8)
 }
 
-// appendDeltaJSON writes a chunk's delta if it is one of the common ones:
-// content alone, reasoning_content alone, or one tool call's arguments
-// alone. It reports false, having written nothing, for any other.
-func appendDeltaJSON(dst []byte, d *chatDelta) ([]byte, bool) {
+// appendDeltaJSON writes a chunk's delta, its members omitted when empty
+// as encoding/json omits them.
+func appendDeltaJSON(dst []byte, d *chatDelta) []byte {
+	sep := byte('{')
 	if d.Role != "" {
-		return dst, false
+		dst = append(dst, sep)
+		dst = append(dst, `"role":`...)
+		dst = appendJSONString(dst, d.Role, true)
+		sep = ','
 	}
-	switch {
-	case d.Content != nil && d.ReasoningContent == "" && d.ToolCalls == nil:
-		dst = append(dst, `{"content":`...)
+	if d.Content != nil {
+		dst = append(dst, sep)
+		dst = append(dst, `"content":`...)
 		dst = appendJSONString(dst, *d.Content, true)
-	case d.Content == nil && d.ReasoningContent != "" && d.ToolCalls == nil:
-		dst = append(dst, `{"reasoning_content":`...)
-		dst = appendJSONString(dst, d.ReasoningContent, true)
-	case d.Content == nil && d.ReasoningContent == "" && len(d.ToolCalls) == 1:
-		tc := &d.ToolCalls[0]
-		if tc.ID != "" || tc.Type != "" || tc.Function.Name != "" {
-			return dst, false
-		}
-		dst = append(dst, `{"tool_calls":[{"index":`...)
-		dst = strconv.AppendInt(dst, int64(tc.Index), 10)
-		dst = append(dst, `,"function":{"arguments":`...)
-		dst = appendJSONString(dst, tc.Function.Arguments, true)
-		dst = append(dst, "}}]"...)
-	default:
-		return dst, false
+		sep = ','
 	}
-	return append(dst, '}'), true
+	if d.ReasoningContent != "" {
+		dst = append(dst, sep)
+		dst = append(dst, `"reasoning_content":`...)
+		dst = appendJSONString(dst, d.ReasoningContent, true)
+		sep = ','
+	}
+	if len(d.ToolCalls) > 0 {
+		dst = append(dst, sep)
+		dst = append(dst, `"tool_calls":`...)
+		dst = appendToolDeltas(dst, d.ToolCalls)
+		sep = ','
+	}
+	if sep == '{' {
+		dst = append(dst, '{')
+	}
+	return append(dst, '}')
+}
+
+func appendToolDeltas(dst []byte, calls []chatToolDelta) []byte {
+	dst = append(dst, '[')
+	for i := range calls {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		tc := &calls[i]
+		dst = append(dst, `{"index":`...)
+		dst = strconv.AppendInt(dst, int64(tc.Index), 10)
+		if tc.ID != "" {
+			dst = append(dst, `,"id":`...)
+			dst = appendJSONString(dst, tc.ID, true)
+		}
+		if tc.Type != "" {
+			dst = append(dst, `,"type":`...)
+			dst = appendJSONString(dst, tc.Type, true)
+		}
+		dst = append(dst, `,"function":{`...)
+		if tc.Function.Name != "" {
+			dst = append(dst, `"name":`...)
+			dst = appendJSONString(dst, tc.Function.Name, true)
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"arguments":`...)
+		dst = appendJSONString(dst, tc.Function.Arguments, true)
+		dst = append(dst, "}}"...)
+	}
+	return append(dst, ']')
 }
 
 // chunkHead is what every chunk of a stream starts with, up to its delta:
@@ -58,8 +92,11 @@ func chunkHead(id string, created int64, model string) []byte {
 	b = strconv.AppendInt(b, created, 10)
 	b = append(b, `,"model":`...)
 	b = appendJSONString(b, model, true)
-	return append(b, `,"choices":[{"index":0,"delta":`...)
+	return append(b, choicesHead...)
 }
+
+// choicesHead ends chunkHead.
+const choicesHead = `,"choices":[{"index":0,"delta":`
 
 // chunkTail ends a chunk without finish_reason.
 const chunkTail = `,"logprobs":null,"finish_reason":null}]}` + "\n\n"
@@ -135,21 +172,47 @@ func appendResponsesDelta(dst []byte, h eventHeader, itemID string, outputIndex 
 	return append(dst, "}\n\n"...)
 }
 
-// appendFastChunk writes a chunk whose delta is a common one (see
-// appendDeltaJSON) and that has no finish_reason; head is chunkHead's.
-func appendFastChunk(dst, head []byte, d *chatDelta) ([]byte, bool) {
-	text := d.ReasoningContent
+// appendFastChunk writes a chunk with delta d and finish_reason finish
+// (none if ""); head is chunkHead's.
+func appendFastChunk(dst, head []byte, d *chatDelta, finish string) []byte {
+	n := len(d.Role) + len(d.ReasoningContent)
 	if d.Content != nil {
-		text = *d.Content
-	} else if len(d.ToolCalls) > 0 {
-		text = d.ToolCalls[0].Function.Arguments
+		n += len(*d.Content)
 	}
-	dst = grow(dst, len(head)+len(chunkTail)+64, text)
-	start := len(dst)
+	for i := range d.ToolCalls {
+		f := &d.ToolCalls[i].Function
+		n += 64 + len(d.ToolCalls[i].ID) + len(f.Name) + len(f.Arguments)
+	}
+	dst = slices.Grow(dst, len(head)+len(chunkTail)+64+len(finish)+n+n/8)
 	dst = append(dst, head...)
-	dst, ok := appendDeltaJSON(dst, d)
-	if !ok {
-		return dst[:start], false
+	dst = appendDeltaJSON(dst, d)
+	if finish == "" {
+		return append(dst, chunkTail...)
 	}
-	return append(dst, chunkTail...), true
+	dst = append(dst, `,"logprobs":null,"finish_reason":`...)
+	dst = appendJSONString(dst, finish, true)
+	return append(dst, "}]}\n\n"...)
+}
+
+// appendUsageChunk writes the usage chunk, with no choices; head is
+// chunkHead's.
+func appendUsageChunk(dst, head []byte, u *chatUsage) []byte {
+	dst = slices.Grow(dst, len(head)+192)
+	dst = append(dst, head[:len(head)-len(choicesHead)]...)
+	dst = append(dst, `,"choices":[],"usage":{"prompt_tokens":`...)
+	dst = strconv.AppendInt(dst, u.PromptTokens, 10)
+	dst = append(dst, `,"completion_tokens":`...)
+	dst = strconv.AppendInt(dst, u.CompletionTokens, 10)
+	dst = append(dst, `,"total_tokens":`...)
+	dst = strconv.AppendInt(dst, u.TotalTokens, 10)
+	if d := u.PromptTokensDetails; d != nil {
+		dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
+		dst = strconv.AppendInt(dst, d.CachedTokens, 10)
+		if d.CacheWriteTokens != 0 {
+			dst = append(dst, `,"cache_write_tokens":`...)
+			dst = strconv.AppendInt(dst, d.CacheWriteTokens, 10)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, "}}\n\n"...)
 }

@@ -78,6 +78,25 @@ var readerSeeds = []string{
 	`{"id":"c","choices":[{"index":1,"delta":{"content":"x"}}]}`,
 	`{"id":5,"choices":[{"index":0,"delta":{"content":"x"}}]}`,
 	`{"id":"c","choices":[{"index":0,"delta":{"content":"x"}}],"usage":{"prompt_tokens":1}}`,
+	`{"id":"c","choices":[],"usage":{"prompt_tokens":25,"completion_tokens":15,"total_tokens":40,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":7,"accepted_prediction_tokens":0}}}`,
+	`{"id":"c","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":320,"completion_tokens":20,"total_tokens":340}}`,
+	`{"id":"c","choices":null,"usage":{"prompt_tokens":null,"prompt_tokens_details":null,"completion_tokens_details":null,"cost":{"usd":0.1}}}`,
+	`{"usage":{"prompt_tokens_details":{"cached_tokens":5,"cache_write_tokens":2,"":1}},"choices":[]}`,
+	`{"usage":{"prompt_tokens_details":{"cached_tokens":5},"prompt_tokens_details":{"cache_write_tokens":2}}}`,
+	`{"usage":{"prompt_tokens_details":{"cached_tokens":5,"cached_tokens":null}}}`,
+	`{"usage":{"completion_tokens_details":{"reasoning_tokens":1,"reasoning_tokens":2}}}`,
+	`{"usage":{"total_tokens":1,"Total_tokens":2}}`,
+	`{"usage":{"prompt_tokens":1},"usage":null}`,
+	`{"usage":{"prompt_tokens":-1}}`,
+	`{"usage":{"prompt_tokens":1.5}}`,
+	`{"usage":{"prompt_tokens":1234567890}}`,
+	`{"usage":{"prompt_tokens_details":[]}}`,
+	`{"usage":{"completion_tokens_details":"x"}}`,
+	`{"usage":[]}`,
+	`{"choices":[],"choices":[]}`,
+	`{"choices":[{"index":0,"delta":{}}, {"index":1,"delta":{}}]}`,
+	`{"choices":{}}`,
+	`{}`,
 	`{"id":"c","choices":[{"index":0,"delta":{"content":"\u0000\u001f\t"}}]}`,
 }
 
@@ -88,9 +107,13 @@ func FuzzFastEventReaders(f *testing.F) {
 		f.Add("", []byte(s))
 		f.Add("content_block_delta", []byte(s))
 	}
+	for _, s := range takenEvents {
+		f.Add("", []byte(s))
+	}
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		checkBlockDeltaReader(t, name, data)
 		checkChunkReader(t, data)
+		checkEventReader(t, data)
 	})
 }
 
@@ -105,6 +128,81 @@ func TestFastEventReaders(t *testing.T) {
 	if taken < 10 {
 		t.Errorf("the readers took only %d of the seeds", taken)
 	}
+	for _, s := range takenChunks {
+		if checkChunkReader(t, []byte(s)) == 0 {
+			t.Errorf("readChunk did not take %s", s)
+		}
+	}
+	for _, s := range takenEvents {
+		if checkEventReader(t, []byte(s)) == 0 {
+			t.Errorf("readEvent did not take %s", s)
+		}
+	}
+	for _, s := range refusedEvents {
+		if checkEventReader(t, []byte(s)) == 1 {
+			t.Errorf("readEvent took %s", s)
+		}
+	}
+}
+
+// takenEvents are the Anthropic events other than deltas that readEvent
+// must take.
+var takenEvents = []string{
+	`{"type":"message_start","message":{"id":"msg_01Stream","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"cache_creation_input_tokens":300,"cache_read_input_tokens":2000,"output_tokens":1,"cache_creation":{"ephemeral_5m_input_tokens":300,"ephemeral_1h_input_tokens":0},"service_tier":"standard"}}}`,
+	`{"type":"message_start","message":{"id":null,"model":"m","content":[{"type":"text","text":"pre"}],"usage":null}}`,
+	`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+	`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
+	`{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01Paris","name":"get_weather","input":{ "city" : "Paris" }}}`,
+	`{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"abc"}}`,
+	`{"type":"content_block_stop","index":3}`,
+	`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"input_tokens":12,"cache_creation_input_tokens":300,"cache_read_input_tokens":2000,"output_tokens":9}}`,
+	`{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":80,"input_tokens":null,"server_tool_use":{"web_search_requests":1}}}`,
+	`{"type":"message_stop"}`,
+	`{"type":"ping"}`,
+	`{"type":"future_event","foo":[1,{"a":null}]}`,
+}
+
+// refusedEvents are near misses that readEvent leaves to encoding/json.
+var refusedEvents = []string{
+	`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`,
+	`{"type":"content_block_stop","index":-1}`,
+	`{"type":"content_block_stop","index":null}`,
+	`{"type":"content_block_stop","index":1,"index":2}`,
+	`{"type":"message_delta","Usage":{"output_tokens":1}}`,
+	`{"type":"message_delta","usage":{"output_tokens":1.5}}`,
+	`{"type":"message_delta","usage":{"output_tokens":1,"output_tokens":null}}`,
+	`{"type":"message_start","message":{"content":[null]}}`,
+	`{"type":"message_start","message":{"usage":{"input_tokens":"1"}}}`,
+	`{"type":"message_stop"} {}`,
+	`not json at all`,
+	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":["not","a string"]}}`,
+}
+
+// checkEventReader reports 1 if readEvent took the event.
+func checkEventReader(t *testing.T, data []byte) int {
+	t.Helper()
+	var r jsonReader
+	var got anthropicEvent
+	if !r.readEvent(data, &got) {
+		return 0
+	}
+	var want anthropicEvent
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatalf("taken, but encoding/json fails: %v\n%s", err, data)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("read %+v, encoding/json %+v\n%s", got, want, data)
+	}
+	return 1
+}
+
+// takenChunks are the ends of streams that readChunk must take: the
+// finish chunk, with the usage or without, and the usage chunk.
+var takenChunks = []string{
+	`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":320,"completion_tokens":20,"total_tokens":340}}`,
+	`{"id":"chatcmpl-Str3am","object":"chat.completion.chunk","created":1700000001,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}`,
+	`{"id":"chatcmpl-Str3am","object":"chat.completion.chunk","created":1700000001,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_1","choices":[],"usage":{"prompt_tokens":2312,"completion_tokens":3,"total_tokens":2315,"prompt_tokens_details":{"cached_tokens":2000,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`,
+	`{"id":"c","choices":[],"usage":{"prompt_tokens":25,"completion_tokens":15,"total_tokens":40,"prompt_tokens_details":{"cached_tokens":0,"cache_write_tokens":3},"completion_tokens_details":{"reasoning_tokens":7,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}`,
 }
 
 // checkBlockDeltaReader reports 1 if the reader took the event.
@@ -155,15 +253,22 @@ func checkChunkReader(t *testing.T, data []byte) int {
 	if err := json.Unmarshal(data, &want); err != nil {
 		t.Fatalf("taken, but encoding/json fails: %v\n%s", err, data)
 	}
-	if len(want.Choices) != 1 || want.Usage != nil || !isNull(want.Error) || want.ID != c.id || want.Model != c.model {
+	if len(want.Choices) > 1 || len(want.Choices) == 1 != c.hasChoice || !isNull(want.Error) || want.ID != c.id || want.Model != c.model {
 		t.Fatalf("taken, but encoding/json reads %+v\n%s", want, data)
 	}
-	if !reflect.DeepEqual(normalChoice(want.Choices[0]), normalChoice(c.choice)) {
+	if c.hasChoice && !reflect.DeepEqual(normalChoice(want.Choices[0]), normalChoice(c.choice)) {
 		t.Fatalf("read %+v, encoding/json %+v\n%s", c.choice, want.Choices[0], data)
 	}
+	if (want.Usage != nil) != c.hasUsage || c.hasUsage && (!reflect.DeepEqual(want.Usage.chatUsage, c.usage.chatUsage) || want.Usage.reasoningTokens() != c.usage.reasoning) {
+		t.Fatalf("read usage %v %+v, encoding/json %+v\n%s", c.hasUsage, c.usage, want.Usage, data)
+	}
 	var chat chatChunkIn
-	if err := json.Unmarshal(data, &chat); err != nil || len(chat.Choices) != 1 || !reflect.DeepEqual(chat.Choices[0], c.chatChoice()) {
+	if err := json.Unmarshal(data, &chat); err != nil || len(chat.Choices) == 1 != c.hasChoice ||
+		c.hasChoice && !reflect.DeepEqual(chat.Choices[0], c.chatChoice()) {
 		t.Fatalf("read %+v, encoding/json %+v (%v)\n%s", c.chatChoice(), chat.Choices, err, data)
+	}
+	if (chat.Usage != nil) != c.hasUsage || c.hasUsage && !reflect.DeepEqual(*chat.Usage, c.usage.chatUsage) {
+		t.Fatalf("read usage %+v, encoding/json %+v\n%s", c.usage, chat.Usage, data)
 	}
 	return 1
 }
@@ -207,12 +312,27 @@ func checkFastWriters(t *testing.T, text string, index int, id string) {
 		general := &ChatToMessagesStream{openIndex: index, general: true}
 		same(typ, fast.appendDelta(nil, typ, text), general.appendDelta(nil, typ, text))
 	}
+	checkEndWriters(t, text, index, id)
 	fast := &MessagesToChatStream{id: id, model: text + id, created: int64(index), started: true}
 	general := *fast
 	general.general = true
+	empty := ""
 	for _, d := range []chatDelta{{Content: &text}, {ReasoningContent: text},
-		{ToolCalls: []chatToolDelta{{Index: index, Function: chatFunctionDelta{Arguments: text}}}}} {
-		same("chunk", fast.chunk([]byte("before"), d, ""), general.chunk([]byte("before"), d, ""))
+		{ToolCalls: []chatToolDelta{{Index: index, Function: chatFunctionDelta{Arguments: text}}}},
+		{}, {Role: "assistant", Content: &empty}, {Role: text, Content: &id, ReasoningContent: text},
+		{ToolCalls: []chatToolDelta{{Index: index, ID: id, Type: "function", Function: chatFunctionDelta{Name: text}},
+			{Index: -index, Type: text, Function: chatFunctionDelta{Name: id, Arguments: text}}}}} {
+		for _, finish := range []string{"", "stop", text} {
+			same("chunk", fast.chunk([]byte("before"), d, finish), general.chunk([]byte("before"), d, finish))
+		}
+	}
+	n := int64(index)
+	for _, u := range []anthropicUsage{{}, {InputTokens: n, CacheCreationInputTokens: n / 3, CacheReadInputTokens: -n, OutputTokens: n * n},
+		{InputTokens: 1 << 62, CacheCreationInputTokens: 0, CacheReadInputTokens: 1, OutputTokens: -1 << 63}} {
+		f, g := *fast, general
+		f.includeUsage, g.includeUsage = true, true
+		f.usage, g.usage, f.stopReason, g.stopReason = u, u, text, text
+		same("finish", f.Finish(), g.Finish())
 	}
 	h := eventHeader{Type: "response.output_text.delta", SequenceNumber: int64(index)}
 	for _, ev := range []interface {
@@ -228,6 +348,31 @@ func checkFastWriters(t *testing.T, text string, index int, id string) {
 	}
 }
 
+// checkEndWriters compares the hand writers of the start and the end of
+// ChatToMessagesStream's output with encoding/json: text and id as the
+// strings, index as the block index and the source of the counts.
+func checkEndWriters(t *testing.T, text string, index int, id string) {
+	t.Helper()
+	n := int64(index)
+	for _, usage := range []Usage{{}, {InputTokens: n, OutputTokens: n * 3, CacheReadTokens: n / 2, CacheWriteTokens: -n},
+		{InputTokens: 1 << 62, OutputTokens: -1 << 63, CacheReadTokens: n, CacheWriteTokens: 1}} {
+		var outs [2][]byte
+		for i, general := range []bool{false, true} {
+			s := &ChatToMessagesStream{tools: map[int]toolBlock{}, general: general, next: index, usage: usage}
+			out := s.start("chatcmpl-"+id+"x", text)
+			out = s.openBlock(out, blockText, "", "")
+			out = s.openBlock(out, blockTool, id, text)
+			out = s.closeBlock(out)
+			out = s.closeBlock(out)
+			s.open, s.finish = blockTool, text
+			outs[i] = append(out, s.Finish()...)
+		}
+		if !bytes.Equal(outs[0], outs[1]) {
+			t.Fatalf("start and end\n--- fast\n%s\n--- general\n%s", outs[0], outs[1])
+		}
+	}
+}
+
 // TestFastPathStreams feeds every golden stream to converters on the fast
 // path and on encoding/json alone.
 func TestFastPathStreams(t *testing.T) {
@@ -240,6 +385,13 @@ func TestFastPathStreams(t *testing.T) {
 			checkFastPath(t, newConv, readTestdata(t, path))
 		}
 	}
+	// The event's name, not its type, says what it is.
+	checkFastPath(t, streamConverters["stream_messages_to_chat"], []byte(
+		"event: message_start\ndata: {\"message\":{\"id\":\"msg_1\",\"model\":\"m\",\"content\":[],\"usage\":{\"input_tokens\":3}}}\n\n"+
+			"event: content_block_start\ndata: {\"type\":\"ping\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"a\"}}\n\n"+
+			"event: content_block_stop\ndata: {\"index\":0}\n\n"+
+			"event: message_delta\ndata: {\"delta\":{\"stop_reason\":\"max_tokens\"},\"usage\":{\"output_tokens\":2}}\n\n"+
+			"event: message_stop\ndata: {}\n\n"))
 }
 
 // streamConverters makes the converter of each golden stream directory.

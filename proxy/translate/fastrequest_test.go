@@ -102,6 +102,7 @@ var contentReaderCases = []struct {
 	{`[{"type":"text","text":"a","text":"b"}]`, false},
 	{`[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}]`, true},
 	{`[{"type":"tool_use","id":"t","name":"f","input":{ "a" : [1, "\u00e9"] }}]`, true},
+	{`[{"type":"tool_use","input":{ "k" : "a \" b  \\\\" ,` + "\n\t" + `"long" : "` + strings.Repeat("x y ", 80) + `" }},{"type":"tool_use","input":[ 1 ]}]`, true},
 	{`[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"r"}],"is_error":true}]`, true},
 	{`[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]`, true},
 	{`[{"type":"thinking","thinking":"hm","signature":"sig"},{"type":"text","text":null}]`, true},
@@ -225,8 +226,23 @@ func checkContentReader(t *testing.T, raw []byte) bool {
 		if b.Content != nil {
 			checkContentReader(t, b.Content)
 		}
+		checkToolArguments(t, b.Input)
 	}
 	return true
+}
+
+// checkToolArguments holds toolArguments, which compacts input without
+// checking it, to json.Compact on what a reader or decode gave.
+func checkToolArguments(t *testing.T, input json.RawMessage) {
+	t.Helper()
+	want := "{}"
+	var buf bytes.Buffer
+	if trimmed := bytes.TrimSpace(input); len(trimmed) > 0 && trimmed[0] == '{' && json.Compact(&buf, trimmed) == nil {
+		want = buf.String()
+	}
+	if got := toolArguments(input); got != want {
+		t.Fatalf("toolArguments(%s) = %s, want %s", input, got, want)
+	}
 }
 
 // writerFloats are floats around the edges of encoding/json's formats.

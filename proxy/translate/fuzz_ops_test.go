@@ -89,6 +89,22 @@ func anthropicOp(op byte, text string) (string, []byte) {
 	return "future_event", []byte(`{"type":"future_event"}`)
 }
 
+// usageOp makes a chunk with the usage, of variant i: alone, on the
+// finish chunk, with every detail, or with odd members.
+func usageOp(i int, text string) []byte {
+	str, _ := json.Marshal(text)
+	switch i {
+	case 1:
+		return fmt.Appendf(nil, `{"id":"chatcmpl-1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":%d,"completion_tokens":20,"total_tokens":340}}`, len(text))
+	case 2:
+		return []byte(`{"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":25,"completion_tokens":15,"total_tokens":40,` +
+			`"prompt_tokens_details":{"cached_tokens":30,"cache_write_tokens":2,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":7,"audio_tokens":0}}}`)
+	case 3:
+		return fmt.Appendf(nil, `{"id":"chatcmpl-1","choices":null,"usage":{"prompt_tokens":%d,"completion_tokens":null,"prompt_tokens_details":null,"cost":{"note":%s}}}`, 999999999-len(text), str)
+	}
+	return []byte(`{"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13,"prompt_tokens_details":{"cached_tokens":4}}}`)
+}
+
 // chatOp makes the OpenAI chunk that op stands for: op%10 the kind, op/10%4
 // the tool call index (or the variant).
 func chatOp(op byte, text string) []byte {
@@ -110,8 +126,8 @@ func chatOp(op byte, text string) []byte {
 		return chunk(fmt.Sprintf(`{"refusal":%s}`, str), "null")
 	case 5:
 		return chunk(`{}`, fmt.Sprintf("%q", [...]string{"stop", "tool_calls", "length", "content_filter"}[i]))
-	case 6:
-		return []byte(`{"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13,"prompt_tokens_details":{"cached_tokens":4}}}`)
+	case 6: // the usage: see usageOp
+		return usageOp(i, text)
 	case 7:
 		return []byte("[DONE]")
 	case 8:

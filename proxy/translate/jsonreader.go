@@ -315,7 +315,7 @@ func (r *jsonReader) int() (int, bool) {
 }
 
 // string reads a string. The values the fast paths compare (event and
-// delta types, roles and block types) come back as constants, without an
+// delta types, roles, block types, the common finish reason) come back as constants, without an
 // allocation.
 func (r *jsonReader) string() (string, bool) {
 	b, ok := r.bytes()
@@ -345,6 +345,8 @@ func (r *jsonReader) string() (string, bool) {
 		return "tool_use", true
 	case "tool_result":
 		return "tool_result", true
+	case "stop":
+		return "stop", true
 	}
 	return string(b), true
 }

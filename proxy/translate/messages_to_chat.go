@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -106,9 +106,38 @@ func responseFormat(oc *anthropicOutputConfig) *chatResponseFormat {
 		Name: "output", Schema: objectOr(oc.Format.Schema, "{}"), Strict: &strict}}
 }
 
+// path names a part of the request in an error's param, as
+// messages[2].content[0]. It is formatted only when an error is returned:
+// most requests have none, and naming every message and block up front
+// cost an allocation each.
+type path struct {
+	parent *path
+	name   string // a member, with its dot if it has a parent (".content")
+	index  int    // an element of the member, or -1 for the member itself
+}
+
+func (p *path) member(name string) path { return path{parent: p, name: name, index: -1} }
+
+func (p *path) elem(name string, i int) path { return path{parent: p, name: name, index: i} }
+
+func (p path) String() string { return string(p.append(nil)) }
+
+func (p *path) append(b []byte) []byte {
+	if p.parent != nil {
+		b = p.parent.append(b)
+	}
+	b = append(b, p.name...)
+	if p.index >= 0 {
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(p.index), 10)
+		b = append(b, ']')
+	}
+	return b
+}
+
 func chatMessagesFromAnthropic(system json.RawMessage, msgs []anthropicMessage) ([]chatMessageOut, error) {
 	out := make([]chatMessageOut, 0, len(msgs)+1)
-	texts, err := systemTexts("system", system)
+	texts, err := systemTexts(&path{name: "system", index: -1}, system)
 	if err != nil {
 		return nil, err
 	}
@@ -116,18 +145,19 @@ func chatMessagesFromAnthropic(system json.RawMessage, msgs []anthropicMessage) 
 		out = append(out, chatMessageOut{Role: "system", Content: textOrParts(texts)})
 	}
 	for i, m := range msgs {
-		param := fmt.Sprintf("messages[%d]", i)
+		p := path{name: "messages", index: i}
 		switch m.Role {
 		case "user":
-			out, err = appendUserTurn(out, param, m.Content)
+			out, err = appendUserTurn(out, &p, m.Content)
 		case "assistant":
-			out, err = appendAssistantTurn(out, param, m.Content)
+			out, err = appendAssistantTurn(out, &p, m.Content)
 		case "system":
-			if texts, err = systemTexts(param+".content", m.Content); len(texts) > 0 {
+			content := p.member(".content")
+			if texts, err = systemTexts(&content, m.Content); len(texts) > 0 {
 				out = append(out, chatMessageOut{Role: "system", Content: textOrParts(texts)})
 			}
 		default:
-			err = invalid(param+".role", "unknown role %q", m.Role)
+			err = invalid(p.String()+".role", "unknown role %q", m.Role)
 		}
 		if err != nil {
 			return nil, err
@@ -137,10 +167,10 @@ func chatMessagesFromAnthropic(system json.RawMessage, msgs []anthropicMessage) 
 }
 
 // systemTexts reads a system prompt: a string or text blocks.
-func systemTexts(param string, raw json.RawMessage) ([]string, error) {
+func systemTexts(p *path, raw json.RawMessage) ([]string, error) {
 	text, blocks, isArray, err := decodeBlocks(raw)
 	if err != nil {
-		return nil, contentError(param, err)
+		return nil, contentError(p.String(), err)
 	}
 	if !isArray {
 		if text == "" {
@@ -151,7 +181,7 @@ func systemTexts(param string, raw json.RawMessage) ([]string, error) {
 	texts := make([]string, 0, len(blocks))
 	for j, b := range blocks {
 		if b.Type != "text" {
-			return nil, invalid(fmt.Sprintf("%s[%d]", param, j), "only text blocks are allowed in a system prompt, not %q", b.Type)
+			return nil, invalid(p.elem("", j).String(), "only text blocks are allowed in a system prompt, not %q", b.Type)
 		}
 		if b.Text != "" {
 			texts = append(texts, b.Text)
@@ -162,10 +192,10 @@ func systemTexts(param string, raw json.RawMessage) ([]string, error) {
 
 // appendUserTurn adds a user turn: its tool results as tool messages first,
 // then the rest as one user message.
-func appendUserTurn(out []chatMessageOut, param string, raw json.RawMessage) ([]chatMessageOut, error) {
+func appendUserTurn(out []chatMessageOut, p *path, raw json.RawMessage) ([]chatMessageOut, error) {
 	text, blocks, isArray, err := decodeBlocks(raw)
 	if err != nil {
-		return nil, contentError(param+".content", err)
+		return nil, contentError(p.String()+".content", err)
 	}
 	if !isArray {
 		return append(out, chatMessageOut{Role: "user", Content: text}), nil
@@ -173,16 +203,16 @@ func appendUserTurn(out []chatMessageOut, param string, raw json.RawMessage) ([]
 	var tools []chatMessageOut
 	parts := make([]chatPartOut, 0, len(blocks))
 	for j := range blocks {
-		bp := fmt.Sprintf("%s.content[%d]", param, j)
+		bp := p.elem(".content", j)
 		if blocks[j].Type == "tool_result" {
-			msg, images, err := toolMessage(bp, &blocks[j])
+			msg, images, err := toolMessage(&bp, &blocks[j])
 			if err != nil {
 				return nil, err
 			}
 			tools, parts = append(tools, msg), append(parts, images...)
 			continue
 		}
-		part, err := userPart(bp, &blocks[j])
+		part, err := userPart(&bp, &blocks[j])
 		if err != nil {
 			return nil, err
 		}
@@ -213,7 +243,7 @@ func userContent(parts []chatPartOut) any {
 	return textOrParts(texts)
 }
 
-func userPart(param string, b *anthropicBlock) (*chatPartOut, error) {
+func userPart(p *path, b *anthropicBlock) (*chatPartOut, error) {
 	switch b.Type {
 	case "text":
 		if b.Text == "" {
@@ -221,14 +251,14 @@ func userPart(param string, b *anthropicBlock) (*chatPartOut, error) {
 		}
 		return &chatPartOut{Type: "text", Text: b.Text}, nil
 	case "image":
-		return imagePart(param, b.source())
+		return imagePart(p, b.source())
 	case "document":
-		return documentPart(param, b)
+		return documentPart(p, b)
 	}
-	return nil, invalid(param, "content block type %q cannot be sent to an OpenAI model", b.Type)
+	return nil, invalid(p.String(), "content block type %q cannot be sent to an OpenAI model", b.Type)
 }
 
-func imagePart(param string, src *anthropicSource) (*chatPartOut, error) {
+func imagePart(p *path, src *anthropicSource) (*chatPartOut, error) {
 	switch {
 	case src == nil:
 	case src.Type == "base64" && src.MediaType != "":
@@ -236,12 +266,12 @@ func imagePart(param string, src *anthropicSource) (*chatPartOut, error) {
 	case src.Type == "url" && src.URL != "":
 		return &chatPartOut{Type: "image_url", ImageURL: &chatImageURL{URL: src.URL}}, nil
 	}
-	return nil, invalid(param+".source", "only base64 and url image sources can be sent to an OpenAI model")
+	return nil, invalid(p.String()+".source", "only base64 and url image sources can be sent to an OpenAI model")
 }
 
 // documentPart sends a base64 PDF as an inline file and a plain-text
 // document as text; OpenAI cannot fetch a document by URL or file id.
-func documentPart(param string, b *anthropicBlock) (*chatPartOut, error) {
+func documentPart(p *path, b *anthropicBlock) (*chatPartOut, error) {
 	src := b.source()
 	switch {
 	case src == nil:
@@ -254,17 +284,17 @@ func documentPart(param string, b *anthropicBlock) (*chatPartOut, error) {
 	case src.Type == "text":
 		return &chatPartOut{Type: "text", Text: src.Data}, nil
 	}
-	return nil, invalid(param+".source", "only base64 PDF and plain-text documents can be sent to an OpenAI model")
+	return nil, invalid(p.String()+".source", "only base64 PDF and plain-text documents can be sent to an OpenAI model")
 }
 
 // toolMessage turns a tool_result into a tool message, and returns the
 // images and documents it held (a PDF that Claude Code's Read tool returns,
 // say) for the user message that follows: OpenAI tool messages hold text only.
-func toolMessage(param string, b *anthropicBlock) (chatMessageOut, []chatPartOut, error) {
+func toolMessage(p *path, b *anthropicBlock) (chatMessageOut, []chatPartOut, error) {
 	msg := chatMessageOut{Role: "tool", ToolCallID: b.ToolUseID, Content: ""}
 	text, blocks, isArray, err := decodeBlocks(b.Content)
 	if err != nil {
-		return msg, nil, contentError(param+".content", err)
+		return msg, nil, contentError(p.String()+".content", err)
 	}
 	if !isArray {
 		msg.Content = text
@@ -273,13 +303,14 @@ func toolMessage(param string, b *anthropicBlock) (chatMessageOut, []chatPartOut
 	var texts []string
 	var images []chatPartOut // and documents
 	for j := range blocks {
+		bp := p.elem(".content", j)
 		switch blocks[j].Type {
 		case "text":
 			if blocks[j].Text != "" {
 				texts = append(texts, blocks[j].Text)
 			}
 		case "image", "document":
-			part, err := userPart(fmt.Sprintf("%s.content[%d]", param, j), &blocks[j])
+			part, err := userPart(&bp, &blocks[j])
 			if err != nil {
 				return msg, nil, err
 			}
@@ -287,7 +318,7 @@ func toolMessage(param string, b *anthropicBlock) (chatMessageOut, []chatPartOut
 				images = append(images, *part)
 			}
 		default:
-			return msg, nil, invalid(fmt.Sprintf("%s.content[%d]", param, j), "tool result block type %q cannot be sent to an OpenAI model", blocks[j].Type)
+			return msg, nil, invalid(bp.String(), "tool result block type %q cannot be sent to an OpenAI model", blocks[j].Type)
 		}
 	}
 	if len(texts) > 0 {
@@ -299,10 +330,10 @@ func toolMessage(param string, b *anthropicBlock) (chatMessageOut, []chatPartOut
 // appendAssistantTurn adds an assistant turn: its text as content, its
 // tool_use blocks as tool_calls. Blocks OpenAI has no place for are dropped
 // (see droppedFields); a turn left with nothing is skipped.
-func appendAssistantTurn(out []chatMessageOut, param string, raw json.RawMessage) ([]chatMessageOut, error) {
+func appendAssistantTurn(out []chatMessageOut, p *path, raw json.RawMessage) ([]chatMessageOut, error) {
 	text, blocks, isArray, err := decodeBlocks(raw)
 	if err != nil {
-		return nil, contentError(param+".content", err)
+		return nil, contentError(p.String()+".content", err)
 	}
 	if !isArray {
 		return append(out, chatMessageOut{Role: "assistant", Content: text}), nil
@@ -320,7 +351,7 @@ func appendAssistantTurn(out []chatMessageOut, param string, raw json.RawMessage
 				Function: chatFunctionCall{Name: b.Name, Arguments: toolArguments(b.Input)}})
 		case droppedAssistantBlock(b.Type):
 		default:
-			return nil, invalid(fmt.Sprintf("%s.content[%d]", param, j), "content block type %q cannot be sent to an OpenAI model", b.Type)
+			return nil, invalid(p.elem(".content", j).String(), "content block type %q cannot be sent to an OpenAI model", b.Type)
 		}
 	}
 	if len(texts) == 0 && len(calls) == 0 {

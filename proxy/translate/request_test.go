@@ -185,3 +185,34 @@ func TestClassifyError(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagesToChatErrorParams: a refused request names the part at
+// fault, at every depth (the names are built only for errors).
+func TestMessagesToChatErrorParams(t *testing.T) {
+	user := func(content string) string {
+		return `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"a"},{"role":"user","content":` + content + `}]}`
+	}
+	for _, c := range []struct{ body, param string }{
+		{`{"system":[{"type":"text","text":"a"},{"type":"image"}],"messages":[]}`, "system[1]"},
+		{`{"system":5,"messages":[]}`, "system"},
+		{`{"messages":[{"role":"user","content":"a"},{"role":"robot","content":"x"}]}`, "messages[1].role"},
+		{`{"messages":[{"role":"user","content":"a"},{"role":"system","content":[{"type":"image"}]}]}`, "messages[1].content[0]"},
+		{`{"messages":[{"role":"system","content":5}]}`, "messages[0].content"},
+		{user(`5`), "messages[1].content"},
+		{user(`[{"type":"text","text":5}]`), "messages[1].content.text"},
+		{user(`[{"type":"text","text":"a"},{"type":"search_result"}]`), "messages[1].content[1]"},
+		{user(`[{"type":"text","text":"a"},{"type":"image","source":{"type":"file","file_id":"f"}}]`), "messages[1].content[1].source"},
+		{user(`[{"type":"document","source":{"type":"url","url":"u"}}]`), "messages[1].content[0].source"},
+		{user(`[{"type":"tool_result","tool_use_id":"t","content":5}]`), "messages[1].content[0].content"},
+		{user(`[{"type":"text","text":"a"},{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"x"},{"type":"search_result"}]}]`), "messages[1].content[1].content[1]"},
+		{user(`[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"file"}}]}]`), "messages[1].content[0].content[0].source"},
+		{`{"messages":[{"role":"assistant","content":5}]}`, "messages[0].content"},
+		{`{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"image"}]}]}`, "messages[1].content[1]"},
+	} {
+		_, err := MessagesToChat([]byte(c.body), "gpt", true)
+		var re *RequestError
+		if !errors.As(err, &re) || re.Param != c.param {
+			t.Errorf("%s: error %v, want one at %s", c.body, err, c.param)
+		}
+	}
+}

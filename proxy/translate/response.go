@@ -76,14 +76,25 @@ func messagesResponseToChat(body []byte, created int64) ([]byte, Usage, error) {
 // Claude model refused.
 func ChatResponseToMessages(body []byte) ([]byte, Usage, error) {
 	var resp chatResponse
-	if err := decode(body, &resp); err != nil {
+	if err := decodeChatResponse(body, &resp); err != nil {
 		return nil, Usage{}, fmt.Errorf("translate: openai answer: %w", err)
 	}
-	if len(resp.Choices) == 0 {
-		return nil, Usage{}, fmt.Errorf("translate: openai answer has no choices")
+	out, usage, err := anthropicAnswer(&resp)
+	if err != nil {
+		return nil, Usage{}, err
 	}
-	choice := resp.Choices[0]
-	m := choice.Message
+	b, err := marshalMessagesResponse(&out)
+	return b, usage, err
+}
+
+// anthropicAnswer builds the Anthropic answer to resp (see
+// ChatResponseToMessages).
+func anthropicAnswer(resp *chatResponse) (messagesResponseOut, Usage, error) {
+	if len(resp.Choices) == 0 {
+		return messagesResponseOut{}, Usage{}, fmt.Errorf("translate: openai answer has no choices")
+	}
+	choice := &resp.Choices[0]
+	m := &choice.Message
 	content := make([]any, 0, 2+len(m.ToolCalls))
 	if text := responseText(m.Content); text != "" {
 		content = append(content, textBlock{Type: "text", Text: text})
@@ -100,17 +111,21 @@ func ChatResponseToMessages(body []byte) ([]byte, Usage, error) {
 	if resp.Usage != nil {
 		usage = resp.Usage.usage()
 	}
-	out := messagesResponseOut{
+	return messagesResponseOut{
 		ID: messageID(resp.ID), Type: "message", Role: "assistant", Model: resp.Model,
 		Content: content, StopReason: &stop, Usage: usage.anthropic(),
-	}
-	b, err := marshal(out)
-	return b, usage, err
+	}, usage, nil
 }
 
 // responseText reads an answer's content: a string, null, or (some
-// compatible servers) an array of text parts.
+// compatible servers) an array of text parts. A string, the common case,
+// is read by hand (jsonReader decodes strings as encoding/json does).
 func responseText(raw json.RawMessage) string {
+	var r jsonReader
+	r.reset(raw)
+	if text, ok := r.stringOrNull(); ok && r.end() {
+		return text
+	}
 	text, parts, _, _ := decodeContent[chatPart](raw)
 	for _, p := range parts {
 		text += p.Text

@@ -70,9 +70,16 @@ func (s *ChatToResponsesStream) Event(name string, data []byte) ([]byte, error) 
 	// Most of a stream is chunks of one delta: they are read by hand (see
 	// fastevents_in.go).
 	if !s.out.general {
-		if s.reader.readChunk(data, !s.out.started, &s.chunk) {
-			out := s.out.start(nil, s.chunk.id, s.chunk.model)
-			return s.choice(out, &s.chunk.choice)
+		if c := &s.chunk; s.reader.readChunk(data, !s.out.started, c) {
+			out := s.out.start(nil, c.id, c.model)
+			var err error
+			if c.hasChoice {
+				out, err = s.choice(out, &c.choice)
+			}
+			if c.hasUsage {
+				s.usage, s.reasoningTokens = c.usage.usage(), c.usage.reasoning
+			}
+			return out, err
 		}
 	}
 	var c chatStreamChunk

@@ -67,13 +67,20 @@ func (s *ChatToMessagesStream) Event(name string, data []byte) ([]byte, error) {
 		s.done = true
 		return s.Finish(), nil
 	}
-	// Most of a stream is chunks of one delta: they are read by hand (see
-	// fastevents_in.go).
+	// Most of a stream is chunks of one delta, and its end a chunk with the
+	// usage: they are read by hand (see fastevents_in.go).
 	if !s.general {
-		if s.reader.readChunk(data, !s.started, &s.chunk) {
-			out := s.start(s.chunk.id, s.chunk.model)
-			choice := s.chunk.chatChoice()
-			return s.choice(out, &choice)
+		if c := &s.chunk; s.reader.readChunk(data, !s.started, c) {
+			out := s.start(c.id, c.model)
+			var err error
+			if c.hasChoice {
+				choice := c.chatChoice()
+				out, err = s.choice(out, &choice)
+			}
+			if c.hasUsage {
+				s.usage = c.usage.usage()
+			}
+			return out, err
 		}
 	}
 	var c chatChunkIn
@@ -119,6 +126,10 @@ func (s *ChatToMessagesStream) Finish() []byte {
 	s.ended = true
 	out := s.start("", "")
 	out = s.closeBlock(out)
+	stop := stopReason(s.finish, s.calledTools, s.refused)
+	if !s.general {
+		return appendMessageEnd(out, stop, s.usage.anthropic())
+	}
 	var delta struct {
 		Type  string `json:"type"`
 		Delta struct {
@@ -128,7 +139,7 @@ func (s *ChatToMessagesStream) Finish() []byte {
 		Usage anthropicUsage `json:"usage"`
 	}
 	delta.Type = "message_delta"
-	delta.Delta.StopReason = stopReason(s.finish, s.calledTools, s.refused)
+	delta.Delta.StopReason = stop
 	delta.Usage = s.usage.anthropic()
 	out = appendMessagesEvent(out, "message_delta", delta)
 	return appendMessagesEvent(out, "message_stop", struct {
@@ -156,6 +167,9 @@ func (s *ChatToMessagesStream) start(id, model string) []byte {
 	}
 	s.started = true
 	s.id, s.model = messageID(id), model
+	if !s.general {
+		return appendMessageStart(nil, s.id, model)
+	}
 	var ev struct {
 		Type    string              `json:"type"`
 		Message messagesResponseOut `json:"message"`
@@ -195,7 +209,7 @@ func (s *ChatToMessagesStream) choice(out []byte, c *chatChunkChoiceIn) ([]byte,
 func (s *ChatToMessagesStream) write(out []byte, text string) []byte {
 	if s.open != blockText {
 		out = s.closeBlock(out)
-		out = s.openBlock(out, blockText, textBlock{Type: "text"})
+		out = s.openBlock(out, blockText, "", "")
 	}
 	return s.appendDelta(out, "text_delta", text)
 }
@@ -235,8 +249,7 @@ func (s *ChatToMessagesStream) toolCall(out []byte, tc chatToolDelta) ([]byte, e
 		s.calledTools = true
 		out = s.closeBlock(out)
 		s.tools[tc.Index] = toolBlock{index: s.next, id: tc.ID}
-		out = s.openBlock(out, blockTool, toolUseBlock{Type: "tool_use", ID: toolUseID(tc.ID),
-			Name: tc.Function.Name, Input: json.RawMessage("{}")})
+		out = s.openBlock(out, blockTool, toolUseID(tc.ID), tc.Function.Name)
 	case s.open != blockTool || s.openIndex != known.index:
 		if tc.Function.Arguments == "" {
 			return out, nil
@@ -249,9 +262,19 @@ func (s *ChatToMessagesStream) toolCall(out []byte, tc chatToolDelta) ([]byte, e
 	return s.appendDelta(out, "input_json_delta", tc.Function.Arguments), nil
 }
 
-func (s *ChatToMessagesStream) openBlock(out []byte, kind blockKind, block any) []byte {
+// openBlock starts a block: a text block, or a tool_use block with id and
+// name. Its start is written by hand (see fastevents_ends.go), as are the
+// other events that start and end the stream.
+func (s *ChatToMessagesStream) openBlock(out []byte, kind blockKind, id, name string) []byte {
 	s.open, s.openIndex = kind, s.next
 	s.next++
+	if !s.general {
+		return appendBlockStart(out, s.openIndex, kind == blockTool, id, name)
+	}
+	var block any = textBlock{Type: "text"}
+	if kind == blockTool {
+		block = toolUseBlock{Type: "tool_use", ID: id, Name: name, Input: json.RawMessage("{}")}
+	}
 	return appendMessagesEvent(out, "content_block_start", struct {
 		Type         string `json:"type"`
 		Index        int    `json:"index"`
@@ -264,6 +287,9 @@ func (s *ChatToMessagesStream) closeBlock(out []byte) []byte {
 		return out
 	}
 	s.open = blockNone
+	if !s.general {
+		return appendBlockStop(out, s.openIndex)
+	}
 	return appendMessagesEvent(out, "content_block_stop", struct {
 		Type  string `json:"type"`
 		Index int    `json:"index"`

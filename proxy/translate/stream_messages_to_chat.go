@@ -83,10 +83,15 @@ func (s *MessagesToChatStream) Event(name string, data []byte) ([]byte, error) {
 	default:
 		return nil, nil // ping, and event types Anthropic may add
 	}
-	// Most of a stream is deltas: they are read by hand (see fastevents_in.go).
+	// Most of a stream is deltas, and its other events are few and small:
+	// they are read by hand (see fastevents_in.go).
 	if !s.general {
 		if index, ok := s.reader.readBlockDelta(name, data, &s.delta); ok {
 			return s.blockDelta(index, &s.delta.anthropicDelta)
+		}
+		var ev anthropicEvent
+		if s.reader.readEvent(data, &ev) {
+			return s.event(cmp.Or(name, ev.Type), &ev)
 		}
 	}
 	var ev anthropicEvent
@@ -139,6 +144,9 @@ func (s *MessagesToChatStream) Finish() []byte {
 	out = s.chunk(out, chatDelta{}, finishReason(s.stopReason))
 	if s.includeUsage {
 		u := s.usage.usage().chat()
+		if !s.general {
+			return append(appendUsageChunk(out, s.chunkHead(), &u), chatDone...)
+		}
 		out = appendChatEvent(out, chatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created,
 			Model: s.model, Choices: []chatChunkChoice{}, Usage: &u})
 	}
@@ -187,17 +195,11 @@ func (s *MessagesToChatStream) start() []byte {
 	return s.chunk(nil, chatDelta{Role: "assistant", Content: &empty}, "")
 }
 
-// chunk writes a chunk with choice 0's delta and finish_reason. The
-// deltas that make up most of a stream are written by hand (see
-// fastevents_out.go), everything else through encoding/json.
+// chunk writes a chunk with choice 0's delta and finish_reason. It is
+// written by hand (see fastevents_out.go), as the usage chunk is.
 func (s *MessagesToChatStream) chunk(dst []byte, delta chatDelta, finish string) []byte {
-	if finish == "" && !s.general {
-		if s.head == nil {
-			s.head = chunkHead(s.id, s.created, s.model)
-		}
-		if out, ok := appendFastChunk(dst, s.head, &delta); ok {
-			return out
-		}
+	if !s.general {
+		return appendFastChunk(dst, s.chunkHead(), &delta, finish)
 	}
 	c := chatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.model,
 		Choices: []chatChunkChoice{{Delta: delta}}}
@@ -206,6 +208,15 @@ func (s *MessagesToChatStream) chunk(dst []byte, delta chatDelta, finish string)
 		c.Choices[0].FinishReason = &f
 	}
 	return appendChatEvent(dst, c)
+}
+
+// chunkHead gives what every chunk starts with (see chunkHead), made once
+// the stream's id and model are known.
+func (s *MessagesToChatStream) chunkHead() []byte {
+	if s.head == nil {
+		s.head = chunkHead(s.id, s.created, s.model)
+	}
+	return s.head
 }
 
 func (s *MessagesToChatStream) messageStart(m *messagesResponse) []byte {

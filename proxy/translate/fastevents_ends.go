@@ -1,0 +1,65 @@
+package translate
+
+import (
+	"slices"
+	"strconv"
+)
+
+// Hand writing of the events that start and end an Anthropic stream made
+// from an OpenAI one: message_start, content_block_start and _stop,
+// message_delta and message_stop. There are only a few in a stream, but
+// through encoding/json they cost as much as all its deltas. Each writes
+// byte for byte what appendMessagesEvent would (json.Marshal, so with HTML
+// escaped): see TestFastEventWriters and FuzzFastEventWriters.
+
+// appendMessageStart writes the message_start of ChatToMessagesStream: no
+// content, no stop reason, and zero usage (OpenAI reports it at the end).
+// It makes room for the events that follow it in the first chunk's output.
+func appendMessageStart(dst []byte, id, model string) []byte {
+	dst = slices.Grow(dst, 512+len(id)+len(model))
+	dst = append(dst, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":"...)
+	dst = appendJSONString(dst, id, true)
+	dst = append(dst, `,"type":"message","role":"assistant","model":`...)
+	dst = appendJSONString(dst, model, true)
+	return append(dst, `,"content":[],"stop_reason":null,"stop_sequence":null,`+
+		`"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}}}`+"\n\n"...)
+}
+
+// appendBlockStart writes a content_block_start: of a tool_use block with
+// id and name and the empty input, or of an empty text block.
+func appendBlockStart(dst []byte, index int, tool bool, id, name string) []byte {
+	dst = slices.Grow(dst, 160+len(id)+len(name))
+	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
+	dst = strconv.AppendInt(dst, int64(index), 10)
+	if !tool {
+		return append(dst, `,"content_block":{"type":"text","text":""}}`+"\n\n"...)
+	}
+	dst = append(dst, `,"content_block":{"type":"tool_use","id":`...)
+	dst = appendJSONString(dst, id, true)
+	dst = append(dst, `,"name":`...)
+	dst = appendJSONString(dst, name, true)
+	return append(dst, `,"input":{}}}`+"\n\n"...)
+}
+
+func appendBlockStop(dst []byte, index int) []byte {
+	dst = append(dst, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":"...)
+	dst = strconv.AppendInt(dst, int64(index), 10)
+	return append(dst, "}\n\n"...)
+}
+
+// appendMessageEnd writes message_delta, with the stop reason and the
+// usage and no stop sequence, and message_stop.
+func appendMessageEnd(dst []byte, stop string, u anthropicUsage) []byte {
+	dst = slices.Grow(dst, 320+len(stop))
+	dst = append(dst, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"...)
+	dst = appendJSONString(dst, stop, true)
+	dst = append(dst, `,"stop_sequence":null},"usage":{"input_tokens":`...)
+	dst = strconv.AppendInt(dst, u.InputTokens, 10)
+	dst = append(dst, `,"cache_creation_input_tokens":`...)
+	dst = strconv.AppendInt(dst, u.CacheCreationInputTokens, 10)
+	dst = append(dst, `,"cache_read_input_tokens":`...)
+	dst = strconv.AppendInt(dst, u.CacheReadInputTokens, 10)
+	dst = append(dst, `,"output_tokens":`...)
+	dst = strconv.AppendInt(dst, u.OutputTokens, 10)
+	return append(dst, "}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)
+}
