@@ -45,24 +45,17 @@ func (a *openAIPassthrough) event(raw []byte) ([]byte, error) {
 	if !fieldIsNotNull(data, `"usage"`) && !fieldIsNotNull(data, `"finish_reason"`) {
 		return raw, nil
 	}
-	var chunk struct {
-		Choices []struct {
-			FinishReason *string `json:"finish_reason"`
-		} `json:"choices"`
-		Usage json.RawMessage `json:"usage"`
-	}
-	if json.Unmarshal(data, &chunk) != nil {
+	chunk, ok := translate.SummarizeChatChunk(data)
+	if !ok {
 		return raw, nil // not ours to judge: pass it on
 	}
-	for _, c := range chunk.Choices {
-		a.sawFinish = a.sawFinish || c.FinishReason != nil
-	}
-	u, ok := usageObject(chunk.Usage, protoOpenAI)
-	if ok {
+	a.sawFinish = a.sawFinish || chunk.Finished
+	if chunk.HasUsage {
+		u := chunk.Usage
 		a.u = &u
-	}
-	if ok && len(chunk.Choices) == 0 && !a.wantsUsage {
-		return nil, nil
+		if chunk.NoChoices && !a.wantsUsage {
+			return nil, nil
+		}
 	}
 	return raw, nil
 }
