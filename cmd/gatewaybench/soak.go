@@ -38,12 +38,13 @@ func runSoak(ctx context.Context, e *env, cfg config, w io.Writer) error {
 	var load soakLoad
 	samples := []soakSample{takeSample(0, &load)}
 	printSample(w, samples[0], samples[0])
-	loadCtx, stop := context.WithCancel(ctx)
-	defer stop()
+	// The load stops between requests: cutting them would leave the
+	// gateway's log full of callers who left.
+	var stopping atomic.Bool
 	var wg sync.WaitGroup
 	start := time.Now()
 	for range soakConcurrency {
-		wg.Go(func() { load.drive(loadCtx, gw, c, e.gateway.key) })
+		wg.Go(func() { load.drive(ctx, &stopping, gw, c, e.gateway.key) })
 	}
 	// Samples at fixed times, however long taking one lasts.
 	for at := cfg.soakEvery; ctx.Err() == nil; at += cfg.soakEvery {
@@ -56,7 +57,7 @@ func runSoak(ctx context.Context, e *env, cfg config, w io.Writer) error {
 			break
 		}
 	}
-	stop()
+	stopping.Store(true)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return err
@@ -64,17 +65,17 @@ func runSoak(ctx context.Context, e *env, cfg config, w io.Writer) error {
 	return soakVerdict(w, samples, &load)
 }
 
-func (l *soakLoad) drive(ctx context.Context, t *target, c *benchCase, key string) {
+func (l *soakLoad) drive(ctx context.Context, stopping *atomic.Bool, t *target, c *benchCase, key string) {
 	buf := make([]byte, 0, 64<<10)
 	bearer, apiKey := []string{"Bearer " + key}, []string{key}
 	url := t.base + c.path
-	for ctx.Err() == nil {
+	for ctx.Err() == nil && !stopping.Load() {
 		_, _, body, err := t.send(ctx, c, url, buf, bearer, apiKey)
 		buf = body[:0]
 		switch {
 		case err == nil:
 			l.ok.Add(1)
-		case ctx.Err() == nil: // not the end of the soak cutting a request
+		case ctx.Err() == nil: // not an interrupt cutting a request
 			l.failed.Add(1)
 			l.firstErr.CompareAndSwap(nil, &err)
 		}
