@@ -29,15 +29,24 @@ const DefaultMaxTokens = 4096
 // cannot be translated is refused with a *RequestError.
 func ChatToMessages(body []byte, upstreamModel string) ([]byte, error) {
 	var req chatRequest
-	if err := decode(body, &req); err != nil {
+	if err := decodeChatRequest(body, &req); err != nil {
 		return nil, decodeError("the request", err)
 	}
-	if err := refuseChatRequest(&req); err != nil {
+	out, err := messagesRequestFromChat(&req, upstreamModel)
+	if err != nil {
 		return nil, err
+	}
+	return marshalMessagesRequest(&out)
+}
+
+// messagesRequestFromChat is the translation of a decoded request.
+func messagesRequestFromChat(req *chatRequest, upstreamModel string) (messagesRequestOut, error) {
+	if err := refuseChatRequest(req); err != nil {
+		return messagesRequestOut{}, err
 	}
 	out := messagesRequestOut{
 		Model:        upstreamModel,
-		MaxTokens:    chatMaxTokens(&req),
+		MaxTokens:    chatMaxTokens(req),
 		Temperature:  clampTemperature(req.Temperature),
 		TopP:         usefulTopP(req.TopP),
 		Stream:       req.Stream,
@@ -46,15 +55,15 @@ func ChatToMessages(body []byte, upstreamModel string) ([]byte, error) {
 	}
 	var err error
 	if out.System, out.Messages, err = messagesFromChat(req.Messages); err != nil {
-		return nil, err
+		return messagesRequestOut{}, err
 	}
 	if out.StopSequences, err = stopSequences(req.Stop); err != nil {
-		return nil, err
+		return messagesRequestOut{}, err
 	}
 	if out.Tools, out.ToolChoice, err = toolsFromChat(req.Tools, req.ToolChoice, req.ParallelToolCalls); err != nil {
-		return nil, err
+		return messagesRequestOut{}, err
 	}
-	return marshal(out)
+	return out, nil
 }
 
 // refuseChatRequest rejects what would change the shape of the answer.
@@ -217,7 +226,7 @@ func asBlocks(content any) []any {
 // chatTexts reads a content made of text only: a string, or parts whose
 // types are among allowed (text, and refusal for an assistant).
 func chatTexts(param string, raw json.RawMessage, allowed ...string) ([]string, error) {
-	text, parts, isArray, err := decodeContent[chatPart](raw)
+	text, parts, isArray, err := decodeParts(raw)
 	if err != nil {
 		return nil, contentError(param+".content", err)
 	}
@@ -251,7 +260,7 @@ func partText(p chatPart, allowed []string) (string, bool) {
 
 // toolResultContent keeps a string as a string and text parts as blocks.
 func toolResultContent(raw json.RawMessage, texts []string) any {
-	_, _, isArray, _ := decodeContent[chatPart](raw)
+	_, _, isArray, _ := decodeParts(raw)
 	if !isArray {
 		if len(texts) == 0 {
 			return ""
@@ -267,7 +276,7 @@ func toolResultContent(raw json.RawMessage, texts []string) any {
 
 // userBlocks keeps a string content as a string and translates parts.
 func userBlocks(param string, raw json.RawMessage) (any, error) {
-	text, parts, isArray, err := decodeContent[chatPart](raw)
+	text, parts, isArray, err := decodeParts(raw)
 	if err != nil {
 		return "", contentError(param+".content", err)
 	}
@@ -339,7 +348,7 @@ func documentFromFile(param string, f *chatFile) (any, error) {
 // assistantContent keeps a plain string answer a string; anything else
 // becomes blocks: the turn's text, then its tool calls.
 func assistantContent(param string, m *chatMessage) (any, error) {
-	if text, _, isArray, err := decodeContent[chatPart](m.Content); err == nil && !isArray && len(m.ToolCalls) == 0 {
+	if text, _, isArray, err := decodeParts(m.Content); err == nil && !isArray && len(m.ToolCalls) == 0 {
 		return text, nil
 	}
 	return assistantBlocks(param, m)

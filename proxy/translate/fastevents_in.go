@@ -340,13 +340,20 @@ func (r *jsonReader) readMessage(m *messagesResponse) bool {
 }
 
 // readBlocks reads null, or an array of blocks; [] gives an empty slice,
-// as encoding/json gives it.
+// as encoding/json gives it. Room for four is made at the first block: an
+// answer has a few, and growing from one costs an allocation each.
 func (r *jsonReader) readBlocks(dst *[]anthropicBlock) bool {
-	list := []anthropicBlock{}
+	var list []anthropicBlock
 	null, ok := r.array(func() bool {
+		if list == nil {
+			list = make([]anthropicBlock, 0, 4)
+		}
 		list = append(list, anthropicBlock{})
 		return r.readBlock(&list[len(list)-1])
 	})
+	if list == nil {
+		list = []anthropicBlock{}
+	}
 	if !null {
 		*dst = list
 	}

@@ -315,8 +315,8 @@ func (r *jsonReader) int() (int, bool) {
 }
 
 // string reads a string. The values the fast paths compare (event and
-// delta types, roles, block types, the common finish reason) come back as constants, without an
-// allocation.
+// delta types, roles, block types, the common finish reason) come back as
+// constants, without an allocation.
 func (r *jsonReader) string() (string, bool) {
 	b, ok := r.bytes()
 	if !ok {
@@ -347,6 +347,12 @@ func (r *jsonReader) string() (string, bool) {
 		return "tool_result", true
 	case "stop":
 		return "stop", true
+	case "tool":
+		return "tool", true
+	case "system":
+		return "system", true
+	case "message":
+		return "message", true
 	}
 	return string(b), true
 }

@@ -25,11 +25,22 @@ func MessagesResponseToChat(body []byte) ([]byte, Usage, error) {
 
 func messagesResponseToChat(body []byte, created int64) ([]byte, Usage, error) {
 	var resp messagesResponse
-	if err := decode(body, &resp); err != nil {
+	if err := decodeMessagesResponse(body, &resp); err != nil {
 		return nil, Usage{}, fmt.Errorf("translate: anthropic answer: %w", err)
 	}
+	out, usage, err := chatCompletionAnswer(&resp, created)
+	if err != nil {
+		return nil, Usage{}, err
+	}
+	b, err := marshalChatResponse(&out)
+	return b, usage, err
+}
+
+// chatCompletionAnswer builds the chat completion answering resp (see
+// MessagesResponseToChat).
+func chatCompletionAnswer(resp *messagesResponse, created int64) (chatResponseOut, Usage, error) {
 	if resp.Type == "error" { // lenient otherwise: compatible servers may leave type out
-		return nil, Usage{}, fmt.Errorf("translate: anthropic answer is an error, not a message")
+		return chatResponseOut{}, Usage{}, fmt.Errorf("translate: anthropic answer is an error, not a message")
 	}
 	var text, reasoning strings.Builder
 	var calls []chatToolCall
@@ -55,8 +66,7 @@ func messagesResponseToChat(body []byte, created int64) ([]byte, Usage, error) {
 		Choices: []chatChoiceOut{{Message: msg, FinishReason: finishReason(resp.StopReason)}},
 		Usage:   usage.chat(),
 	}
-	b, err := marshal(out)
-	return b, usage, err
+	return out, usage, nil
 }
 
 // ChatResponseToMessages translates an OpenAI chat completion into an

@@ -1,0 +1,313 @@
+package translate
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// Hand writing of the Anthropic request ChatToMessages makes, byte for
+// byte what marshal writes (HTML not escaped, fields in declaration order,
+// omitempty as encoding/json has it), as fastrequest_writer.go does for
+// the other direction. Each appender reports false for a value it was not
+// written for (a system, content or block of another Go type, an empty
+// raw value, a float encoding/json refuses), and marshalMessagesRequest
+// then leaves the whole request to marshal. TestMessagesRequestWriter and
+// FuzzMessagesRequestWriter hold it to marshal.
+
+// marshalMessagesRequest writes out as marshal(out) would.
+func marshalMessagesRequest(out *messagesRequestOut) ([]byte, error) {
+	if b, ok := appendMessagesRequest(make([]byte, 0, messagesRequestSize(out)), out); ok {
+		return b, nil
+	}
+	return marshal(out)
+}
+
+func appendMessagesRequest(b []byte, req *messagesRequestOut) ([]byte, bool) {
+	b = append(b, `{"model":`...)
+	b = appendJSONString(b, req.Model, false)
+	b, ok := appendSystem(b, req.System)
+	if !ok {
+		return b, false
+	}
+	b = append(b, `,"messages":`...)
+	if b, ok = appendAnthropicMessages(b, req.Messages); !ok {
+		return b, false
+	}
+	b = append(b, `,"max_tokens":`...)
+	b = strconv.AppendInt(b, req.MaxTokens, 10)
+	if b, ok = appendOptFloat(b, `,"temperature":`, req.Temperature); !ok {
+		return b, false
+	}
+	if b, ok = appendOptFloat(b, `,"top_p":`, req.TopP); !ok {
+		return b, false
+	}
+	if len(req.StopSequences) > 0 {
+		b = append(b, `,"stop_sequences":`...)
+		b = appendJSONStrings(b, req.StopSequences)
+	}
+	if req.Stream {
+		b = append(b, `,"stream":true`...)
+	}
+	if len(req.Tools) > 0 {
+		b = append(b, `,"tools":`...)
+		if b, ok = appendAnthropicTools(b, req.Tools); !ok {
+			return b, false
+		}
+	}
+	if b, ok = appendMessagesRequestTail(b, req); !ok {
+		return b, false
+	}
+	return append(b, '}'), true
+}
+
+// appendSystem writes system unless it is nil (omitempty on an interface):
+// a string, or text blocks.
+func appendSystem(b []byte, system any) ([]byte, bool) {
+	switch s := system.(type) {
+	case nil:
+		return b, true
+	case string:
+		b = append(b, `,"system":`...)
+		return appendJSONString(b, s, false), true
+	case []textBlock:
+		b = append(b, `,"system":`...)
+		if s == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i := range s {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendTextBlock(b, s[i])
+		}
+		return append(b, ']'), true
+	}
+	return b, false
+}
+
+func appendMessagesRequestTail(b []byte, req *messagesRequestOut) ([]byte, bool) {
+	if c := req.ToolChoice; c != nil {
+		b = append(b, `,"tool_choice":{"type":`...)
+		b = appendJSONString(b, c.Type, false)
+		if c.Name != "" {
+			b = append(b, `,"name":`...)
+			b = appendJSONString(b, c.Name, false)
+		}
+		if c.DisableParallelToolUse {
+			b = append(b, `,"disable_parallel_tool_use":true`...)
+		}
+		b = append(b, '}')
+	}
+	if m := req.Metadata; m != nil {
+		b = append(b, `,"metadata":{`...)
+		if m.UserID != "" {
+			b = append(b, `"user_id":`...)
+			b = appendJSONString(b, m.UserID, false)
+		}
+		b = append(b, '}')
+	}
+	if oc := req.OutputConfig; oc != nil {
+		b = append(b, `,"output_config":{`...)
+		if f := oc.Format; f != nil {
+			b = append(b, `"format":{"type":`...)
+			b = appendJSONString(b, f.Type, false)
+			if len(f.Schema) > 0 {
+				b = append(b, `,"schema":`...)
+				b = appendCompactValid(b, f.Schema)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	}
+	return b, true
+}
+
+// appendAnthropicMessages writes msgs, nil as null.
+func appendAnthropicMessages(b []byte, msgs []anthropicMessageOut) ([]byte, bool) {
+	if msgs == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '[')
+	for i := range msgs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"role":`...)
+		b = appendJSONString(b, msgs[i].Role, false)
+		b = append(b, `,"content":`...)
+		var ok bool
+		if b, ok = appendRequestContent(b, msgs[i].Content); !ok {
+			return b, false
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']'), true
+}
+
+// appendRequestContent writes a content: a string, or blocks (nil and
+// nil blocks as null).
+func appendRequestContent(b []byte, content any) ([]byte, bool) {
+	switch c := content.(type) {
+	case nil:
+		return append(b, "null"...), true
+	case string:
+		return appendJSONString(b, c, false), true
+	case []any:
+		if c == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, block := range c {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var ok bool
+			if b, ok = appendRequestBlock(b, block); !ok {
+				return b, false
+			}
+		}
+		return append(b, ']'), true
+	}
+	return b, false
+}
+
+// appendRequestBlock writes one of the blocks ChatToMessages makes.
+func appendRequestBlock(b []byte, block any) ([]byte, bool) {
+	switch v := block.(type) {
+	case textBlock:
+		return appendTextBlock(b, v), true
+	case sourceBlock:
+		return appendSourceBlock(b, &v), true
+	case toolUseBlock:
+		b = append(b, `{"type":`...)
+		b = appendJSONString(b, v.Type, false)
+		b = append(b, `,"id":`...)
+		b = appendJSONString(b, v.ID, false)
+		b = append(b, `,"name":`...)
+		b = appendJSONString(b, v.Name, false)
+		b = append(b, `,"input":`...)
+		b, ok := appendRawValue(b, v.Input)
+		return append(b, '}'), ok
+	case toolResultBlock:
+		b = append(b, `{"type":`...)
+		b = appendJSONString(b, v.Type, false)
+		b = append(b, `,"tool_use_id":`...)
+		b = appendJSONString(b, v.ToolUseID, false)
+		b = append(b, `,"content":`...)
+		b, ok := appendRequestContent(b, v.Content)
+		return append(b, '}'), ok
+	}
+	return b, false
+}
+
+func appendTextBlock(b []byte, t textBlock) []byte {
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, t.Type, false)
+	b = append(b, `,"text":`...)
+	b = appendJSONString(b, t.Text, false)
+	return append(b, '}')
+}
+
+func appendSourceBlock(b []byte, v *sourceBlock) []byte {
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, v.Type, false)
+	b = append(b, `,"source":{"type":`...)
+	b = appendJSONString(b, v.Source.Type, false)
+	for _, m := range [...]struct{ key, value string }{
+		{`,"media_type":`, v.Source.MediaType}, {`,"data":`, v.Source.Data}, {`,"url":`, v.Source.URL},
+	} {
+		if m.value != "" {
+			b = append(b, m.key...)
+			b = appendJSONString(b, m.value, false)
+		}
+	}
+	b = append(b, '}')
+	if v.Title != "" {
+		b = append(b, `,"title":`...)
+		b = appendJSONString(b, v.Title, false)
+	}
+	return append(b, '}')
+}
+
+func appendAnthropicTools(b []byte, tools []anthropicToolOut) ([]byte, bool) {
+	b = append(b, '[')
+	for i := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		t := &tools[i]
+		b = append(b, `{"name":`...)
+		b = appendJSONString(b, t.Name, false)
+		if t.Description != "" {
+			b = append(b, `,"description":`...)
+			b = appendJSONString(b, t.Description, false)
+		}
+		b = append(b, `,"input_schema":`...)
+		var ok bool
+		if b, ok = appendRawValue(b, t.InputSchema); !ok {
+			return b, false
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']'), true
+}
+
+// appendRawValue writes a raw value that a decoder or toolInput checked,
+// compacted, and nil as null, as encoding/json writes a json.RawMessage;
+// an empty one, which encoding/json refuses, reports false.
+func appendRawValue(b []byte, raw json.RawMessage) ([]byte, bool) {
+	switch {
+	case raw == nil:
+		return append(b, "null"...), true
+	case len(raw) == 0:
+		return b, false
+	}
+	return appendCompactValid(b, raw), true
+}
+
+// messagesRequestSize estimates the length of req as JSON, so that writing
+// it allocates once: its texts, and a margin for keys and escapes.
+func messagesRequestSize(req *messagesRequestOut) int {
+	n := 256 + len(req.Model)
+	if s, ok := req.System.(string); ok {
+		n += len(s)
+	} else if s, ok := req.System.([]textBlock); ok {
+		for i := range s {
+			n += 32 + len(s[i].Text)
+		}
+	}
+	for i := range req.Messages {
+		n += 32 + contentSize(req.Messages[i].Content)
+	}
+	for i := range req.Tools {
+		n += 48 + len(req.Tools[i].Name) + len(req.Tools[i].Description) + len(req.Tools[i].InputSchema)
+	}
+	if oc := req.OutputConfig; oc != nil && oc.Format != nil {
+		n += len(oc.Format.Schema)
+	}
+	return n + n/16
+}
+
+func contentSize(content any) int {
+	switch c := content.(type) {
+	case string:
+		return len(c)
+	case []any:
+		n := 0
+		for _, block := range c {
+			switch v := block.(type) {
+			case textBlock:
+				n += 32 + len(v.Text)
+			case sourceBlock:
+				n += 80 + len(v.Source.Data) + len(v.Source.URL) + len(v.Title)
+			case toolUseBlock:
+				n += 48 + len(v.ID) + len(v.Name) + len(v.Input)
+			case toolResultBlock:
+				n += 48 + len(v.ToolUseID) + contentSize(v.Content)
+			}
+		}
+		return n
+	}
+	return 0
+}
