@@ -180,15 +180,7 @@ func appendRequestBlock(b []byte, block any) ([]byte, bool) {
 	case sourceBlock:
 		return appendSourceBlock(b, &v), true
 	case toolUseBlock:
-		b = append(b, `{"type":`...)
-		b = appendJSONString(b, v.Type, false)
-		b = append(b, `,"id":`...)
-		b = appendJSONString(b, v.ID, false)
-		b = append(b, `,"name":`...)
-		b = appendJSONString(b, v.Name, false)
-		b = append(b, `,"input":`...)
-		b, ok := appendRawValue(b, v.Input)
-		return append(b, '}'), ok
+		return appendToolUseBlock(b, &v)
 	case toolResultBlock:
 		b = append(b, `{"type":`...)
 		b = appendJSONString(b, v.Type, false)
@@ -256,6 +248,19 @@ func appendAnthropicTools(b []byte, tools []anthropicToolOut) ([]byte, bool) {
 // appendRawValue writes a raw value that a decoder or toolInput checked,
 // compacted, and nil as null, as encoding/json writes a json.RawMessage;
 // an empty one, which encoding/json refuses, reports false.
+// appendToolUseBlock writes a tool_use block, in a request or an answer.
+func appendToolUseBlock(b []byte, v *toolUseBlock) ([]byte, bool) {
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, v.Type, false)
+	b = append(b, `,"id":`...)
+	b = appendJSONString(b, v.ID, false)
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, v.Name, false)
+	b = append(b, `,"input":`...)
+	b, ok := appendRawValue(b, v.Input)
+	return append(b, '}'), ok
+}
+
 func appendRawValue(b []byte, raw json.RawMessage) ([]byte, bool) {
 	switch {
 	case raw == nil:

@@ -193,23 +193,15 @@ func appendAnswerBlocks(b []byte, blocks []any) ([]byte, bool) {
 			b = appendJSONString(b, v.Type, false)
 			b = append(b, `,"text":`...)
 			b = appendJSONString(b, v.Text, false)
+			b = append(b, '}')
 		case toolUseBlock:
-			b = append(b, `{"type":`...)
-			b = appendJSONString(b, v.Type, false)
-			b = append(b, `,"id":`...)
-			b = appendJSONString(b, v.ID, false)
-			b = append(b, `,"name":`...)
-			b = appendJSONString(b, v.Name, false)
-			b = append(b, `,"input":`...)
-			if len(v.Input) == 0 {
-				b = append(b, "null"...) // as encoding/json writes a nil RawMessage
-			} else {
-				b = appendCompactValid(b, v.Input)
+			var ok bool
+			if b, ok = appendToolUseBlock(b, &v); !ok {
+				return b, false
 			}
 		default:
 			return b, false
 		}
-		b = append(b, '}')
 	}
 	return append(b, ']'), true
 }
