@@ -120,7 +120,7 @@ func (s *Server) finish(w http.ResponseWriter, x *exchange) {
 		// Only an answer of known length is complete once flushed: a chunked
 		// one ends when the handler returns. A caller who left gets nothing.
 		if w.Header().Get("Content-Length") != "" && x.row.Status != statusClientClosed {
-			http.NewResponseController(w).Flush()
+			http.NewResponseController(w).Flush() //nolint:errcheck // a caller gone is nothing to act on here
 		}
 	}
 	s.logRequest(x)
