@@ -12,17 +12,17 @@ import (
 func BenchmarkInsertRequestLogs(b *testing.B) {
 	s := dbtest.MustOpenStore(b, "", b.TempDir())
 	k := int64(1)
-	rows := make([]models.RequestLog, 200)
+	rows := make([]models.LogEntry, 200)
 	for i := range rows {
-		rows[i] = models.RequestLog{CreatedAt: time.Now(), KeyID: &k, Model: "m", Status: 200, InputTokens: 10, OutputTokens: 5, CostUSD: 0.001, RequestID: "abc"}
+		rows[i].Log = models.RequestLog{CreatedAt: time.Now(), KeyID: &k, Model: "m", Status: 200, InputTokens: 10, OutputTokens: 5, CostUSD: 0.001, RequestID: "abc"}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
 		now := time.Now() // rising, as in a real log: index entries go at the end
 		for i := range rows {
-			rows[i].ID, rows[i].CreatedAt = 0, now
+			rows[i].Log.CreatedAt = now
 		}
-		if err := s.SaveLogsAndSpend(context.Background(), rows, []models.SpendDelta{{Holder: models.SpendKey, ID: 1, USD: 0.2}}); err != nil {
+		if err := s.SaveLogEntries(context.Background(), rows, false); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,8 +1,11 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -67,18 +70,28 @@ func (s *Store) ListHealthChecks(ctx context.Context) ([]HealthCheck, error) {
 	return hs, wrap(err, "list health checks")
 }
 
-// Spend holders: what a SpendDelta adds to.
+// Spend holders: what a request's cost is added to.
 const (
 	SpendKey  = "key"
 	SpendUser = "user"
 	SpendTeam = "team"
 )
 
-// SpendDelta is spend to add to one key, user or team.
-type SpendDelta struct {
-	Holder string // SpendKey, SpendUser or SpendTeam
-	ID     int64
-	USD    float64
+// SpendReset starts a new budget period for one holder: its spend back to 0,
+// its next reset at Next.
+type SpendReset struct {
+	Holder string    `json:"holder"` // SpendKey, SpendUser or SpendTeam
+	ID     int64     `json:"id"`
+	Next   time.Time `json:"next"`
+}
+
+// LogEntry is one item of the proxy's stream of request logs: a request's
+// row, whose cost is the spend of its key, user and team, or (Reset set) the
+// start of a new budget period, which must come between the rows of the
+// period before and those of the next. The JSON form is the spool's.
+type LogEntry struct {
+	Log   RequestLog  `json:"log,omitzero"`
+	Reset *SpendReset `json:"reset,omitempty"`
 }
 
 func spendTable(holder string) (string, error) {
@@ -93,39 +106,139 @@ func spendTable(holder string) (string, error) {
 	return "", fmt.Errorf("models: unknown spend holder %q: %w", holder, ErrInvalid)
 }
 
-// SaveLogsAndSpend writes request logs and adds spend in one transaction:
-// spend the database acknowledged is never without its logs, nor the reverse.
-// Increments, not totals, so that gateways sharing a database add up.
-func (s *Store) SaveLogsAndSpend(ctx context.Context, logs []RequestLog, spend []SpendDelta) error {
+// SaveLogEntries writes entries in one transaction, in their order: request
+// logs, each row's cost added to its key, user and team, and budget resets
+// where they stand. Spend is derived from the rows written, so stored spend
+// is always the sum of stored costs since the last reset, and increments,
+// not totals, so that gateways sharing a database add up.
+//
+// once is for entries tried before, whose earlier transaction may have been
+// committed without the writer hearing of it (a connection lost during the
+// commit): rows whose request id is already stored are left out, and so is
+// their spend.
+func (s *Store) SaveLogEntries(ctx context.Context, entries []LogEntry, once bool) error {
 	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := insertLogs(tx, logs); err != nil {
-			return err
-		}
-		for _, d := range spend {
-			table, err := spendTable(d.Holder)
-			if err != nil {
+		var stored map[string]bool
+		if once {
+			var err error
+			if stored, err = storedRequestIDs(tx, entries); err != nil {
 				return err
 			}
-			if err := tx.Table(table).Where("id = ?", d.ID).
-				UpdateColumn("spend_usd", gorm.Expr("spend_usd + ?", d.USD)).Error; err != nil {
-				return wrap(err, "add spend to %s %d", d.Holder, d.ID)
+		}
+		rows := make([]RequestLog, 0, len(entries))
+		for _, e := range entries {
+			if e.Reset == nil {
+				if id := e.Log.RequestID; id == "" || !stored[id] {
+					rows = append(rows, e.Log)
+				}
+				continue
+			}
+			if err := saveRows(tx, rows); err != nil {
+				return err
+			}
+			rows = rows[:0]
+			if err := resetSpend(tx, *e.Reset); err != nil {
+				return err
 			}
 		}
-		return nil
+		return saveRows(tx, rows)
 	})
 }
 
-// ResetSpend starts a new budget period for one holder: spend back to 0 and
-// the next reset at next. Only a period that has not been reset yet is reset,
-// so that gateways sharing a database do it once.
-func (s *Store) ResetSpend(ctx context.Context, holder string, id int64, next time.Time) error {
-	table, err := spendTable(holder)
+// storedRequestIDs returns which of the entries' request ids are stored
+// already. The created_at index narrows the search to the entries' times.
+func storedRequestIDs(tx *gorm.DB, entries []LogEntry) (map[string]bool, error) {
+	var ids []string
+	var lo, hi time.Time
+	for _, e := range entries {
+		if e.Reset != nil || e.Log.RequestID == "" {
+			continue
+		}
+		t := e.Log.CreatedAt
+		if len(ids) == 0 || t.Before(lo) {
+			lo = t
+		}
+		if len(ids) == 0 || t.After(hi) {
+			hi = t
+		}
+		ids = append(ids, e.Log.RequestID)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	// A second either side: PostgreSQL keeps microseconds of Go's nanoseconds.
+	var found []string
+	err := tx.Table("request_logs").
+		Where("created_at >= ? AND created_at <= ? AND request_id IN ?", lo.Add(-time.Second).UTC(), hi.Add(time.Second).UTC(), ids).
+		Pluck("request_id", &found).Error
+	if err != nil {
+		return nil, wrap(err, "find stored request logs")
+	}
+	stored := make(map[string]bool, len(found))
+	for _, id := range found {
+		stored[id] = true
+	}
+	return stored, nil
+}
+
+// spendKey is one row of a spend table.
+type spendKey struct {
+	holder string
+	id     int64
+}
+
+// saveRows inserts rows and adds their costs to their holders, in the order
+// of holder and id, so that two gateways' transactions never wait for each
+// other's rows in opposite orders.
+func saveRows(tx *gorm.DB, rows []RequestLog) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if err := insertLogs(tx, rows); err != nil {
+		return err
+	}
+	spend := make(map[spendKey]float64)
+	for i := range rows {
+		r := &rows[i]
+		if r.CostUSD == 0 {
+			continue
+		}
+		for _, h := range [...]struct {
+			holder string
+			id     *int64
+		}{{SpendKey, r.KeyID}, {SpendUser, r.UserID}, {SpendTeam, r.TeamID}} {
+			if h.id != nil {
+				spend[spendKey{h.holder, *h.id}] += r.CostUSD
+			}
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(spend), func(a, b spendKey) int {
+		return cmp.Or(cmp.Compare(a.holder, b.holder), cmp.Compare(a.id, b.id))
+	})
+	for _, k := range keys {
+		table, err := spendTable(k.holder)
+		if err != nil {
+			return err
+		}
+		if err := tx.Table(table).Where("id = ?", k.id).
+			UpdateColumn("spend_usd", gorm.Expr("spend_usd + ?", spend[k])).Error; err != nil {
+			return wrap(err, "add spend to %s %d", k.holder, k.id)
+		}
+	}
+	return nil
+}
+
+// resetSpend starts a new budget period for one holder. Only a period that
+// has not been reset yet is reset, so that gateways sharing a database do it
+// once and an entry written twice changes nothing.
+func resetSpend(tx *gorm.DB, r SpendReset) error {
+	table, err := spendTable(r.Holder)
 	if err != nil {
 		return err
 	}
-	err = s.g(ctx).Table(table).Where("id = ? AND (budget_reset_at IS NULL OR budget_reset_at < ?)", id, next).
-		Updates(map[string]any{"spend_usd": 0, "budget_reset_at": next}).Error
-	return wrap(err, "reset spend of %s %d", holder, id)
+	err = tx.Table(table).Where("id = ? AND (budget_reset_at IS NULL OR budget_reset_at < ?)", r.ID, r.Next.UTC()).
+		Updates(map[string]any{"spend_usd": 0, "budget_reset_at": r.Next.UTC()}).Error
+	return wrap(err, "reset spend of %s %d", r.Holder, r.ID)
 }
 
 // PruneRequestLogs deletes request logs created before t and says how many.

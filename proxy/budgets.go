@@ -137,7 +137,6 @@ const budgetSlack = 1e-9
 // reservation is what a request holds on its budgets until it settles.
 type reservation struct {
 	budgets [3]*budget
-	holders [3]holder
 	amount  float64
 }
 
@@ -163,16 +162,16 @@ func (s *Server) reserve(k *virtualKey, amount float64, now time.Time) (reservat
 	for i, b := range k.budgets {
 		if b != nil {
 			b.reserved += amount
-			r.budgets[i], r.holders[i] = b, k.holders[i]
+			r.budgets[i] = b
 		}
 	}
 	return r, nil
 }
 
-// settle replaces the reservation by the real cost and hands the spend to
-// the writer, which adds it in the database with the request's log row.
+// settle replaces the reservation by the real cost. The database learns of
+// the spend from the request's log row, which carries the cost.
 func (s *Server) settle(r reservation, cost float64) {
-	for i, b := range r.budgets {
+	for _, b := range r.budgets {
 		if b == nil {
 			continue
 		}
@@ -183,9 +182,6 @@ func (s *Server) settle(r reservation, cost float64) {
 		b.warned = b.warned || warn
 		spent, soft, name := b.spent, b.soft, b.name
 		b.mu.Unlock()
-		if cost > 0 {
-			s.logs.addSpend(r.holders[i], cost)
-		}
 		if warn {
 			s.log.Warn("soft budget reached", "holder", name, "spent_usd", spent, "soft_budget_usd", soft)
 		}

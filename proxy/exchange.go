@@ -127,7 +127,7 @@ func (s *Server) finish(w http.ResponseWriter, x *exchange) {
 	// Only a known key's requests are stored: anyone can send bad keys, and
 	// they must not be able to fill the database.
 	if x.key != nil {
-		s.logs.enqueue(x.row)
+		s.logs.enqueueRow(x.row)
 	}
 }
 

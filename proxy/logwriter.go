@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -12,273 +13,214 @@ import (
 	"unicode/utf8"
 
 	"gateway/models"
+	"gateway/proxy/spool"
 )
 
-// logInserter is the store methods the writer needs; tests fake it.
+// logInserter is the store method the writer needs; tests may fake it.
 type logInserter interface {
-	SaveLogsAndSpend(ctx context.Context, logs []models.RequestLog, spend []models.SpendDelta) error
-	ResetSpend(ctx context.Context, holder string, id int64, next time.Time) error
+	SaveLogEntries(ctx context.Context, entries []models.LogEntry, once bool) error
 }
 
-// logWriter writes request logs in batches from a bounded queue, so that a
-// slow or down database never delays or fails a proxied request. What cannot
-// be written is dropped and counted, never silently. Spend goes with the logs
-// in the same transaction, but it is never dropped: while the database is
-// down it adds up in memory and is written when it is back.
+// logWriter writes request logs, and the spend they carry, in batches, so
+// that a slow or down database never delays or fails a proxied request. What
+// a caller was answered for is not lost (design, "Durability of logs and
+// spend"): while the database cannot be reached, rows wait in memory and,
+// past a bound and at shutdown, in a spool of files in the data dir, and are
+// written in order once it is back, or at the next start. Only a row the
+// database refuses for its content is dropped, alone, counted and logged.
+//
+// Two goroutines: the pump (run) takes rows from the queue and decides where
+// they wait, and never waits on the database; the inserter writes one batch
+// at a time and reports back.
 type logWriter struct {
-	store logInserter
-	log   *slog.Logger
-	queue chan models.RequestLog
-
-	spendMu sync.Mutex
-	spend   map[holder]float64   // not yet written
-	resets  map[holder]time.Time // budget periods to restart in the database
+	store    logInserter
+	log      *slog.Logger
+	queue    chan models.LogEntry
+	spoolDir string // "" keeps rows in memory only
+	// spoolOpened: the first Reload replayed the spool. Guarded by the
+	// server's reloadMu.
+	spoolOpened bool
 
 	closed   atomic.Bool
-	dropped  atomic.Int64
-	stop     chan struct{}
+	dropped  atomic.Int64 // refused by the database, or no room left anywhere
+	replayed atomic.Int64 // written from the spool
+	inMemory atomic.Int64 // taken from the queue, waiting in memory
+	spooled  atomic.Int64 // waiting in the spool
+
+	attach   chan *spool.Spool[models.LogEntry]
+	closing  chan context.Context
 	stopOnce sync.Once
 	done     chan struct{}
-	// ctx is cancelled when Close runs out of time: inserts and backoffs in
-	// progress give up at once.
+	closeErr error // set by the pump before done closes
+	// ctx is cancelled when Close has put everything left in the spool: an
+	// insert still running gives up.
 	ctx    context.Context
 	cancel context.CancelFunc
 
 	batchSize     int
-	flushInterval time.Duration
-	attempts      int           // inserts of one batch before it is dropped
-	backoff       time.Duration // before the second attempt, doubling after
+	memLimit      int           // rows waiting in memory before the spool takes them
+	flushInterval time.Duration // a batch smaller than batchSize waits at most this
+	backoffMin    time.Duration // after a failed write, doubling up to backoffMax
+	backoffMax    time.Duration
 	insertTimeout time.Duration
 }
 
-func newLogWriter(store logInserter, logger *slog.Logger, queueSize int) *logWriter {
+func newLogWriter(store logInserter, logger *slog.Logger, queueSize int, spoolDir string) *logWriter {
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &logWriter{
-		store: store, log: logger,
-		queue: make(chan models.RequestLog, queueSize),
-		spend: make(map[holder]float64), resets: make(map[holder]time.Time),
-		stop: make(chan struct{}), done: make(chan struct{}),
-		ctx: ctx, cancel: cancel,
-		batchSize: 200, flushInterval: 200 * time.Millisecond,
-		attempts: 4, backoff: 250 * time.Millisecond, insertTimeout: 10 * time.Second,
+	return &logWriter{
+		store: store, log: logger, spoolDir: spoolDir,
+		queue:  make(chan models.LogEntry, queueSize),
+		attach: make(chan *spool.Spool[models.LogEntry]), closing: make(chan context.Context),
+		done: make(chan struct{}), ctx: ctx, cancel: cancel,
+		batchSize: 200, memLimit: queueSize, flushInterval: 200 * time.Millisecond,
+		backoffMin: 100 * time.Millisecond, backoffMax: 2 * time.Second, insertTimeout: 10 * time.Second,
 	}
-	return w
 }
 
-// start launches the writer goroutine; tuning fields are set before it.
+// start launches the writer; tuning fields are set before it.
 func (w *logWriter) start() *logWriter {
 	go w.run()
 	return w
 }
 
-// enqueue hands a row to the writer without ever blocking: when the queue is
-// full the row is dropped and counted, and the writer reports the count.
-func (w *logWriter) enqueue(row models.RequestLog) {
+// enqueue hands an entry to the writer without ever blocking. The queue is
+// full only when the pump, which never waits on the database, cannot keep
+// up with the disk: then the entry is dropped and counted.
+func (w *logWriter) enqueue(e models.LogEntry) {
 	if w.closed.Load() {
 		w.dropped.Add(1)
 		return
 	}
 	select {
-	case w.queue <- row:
+	case w.queue <- e:
 	default:
 		w.dropped.Add(1)
 	}
 }
 
-// addSpend adds a request's cost to what the holder's row will get.
-func (w *logWriter) addSpend(h holder, usd float64) {
-	w.spendMu.Lock()
-	w.spend[h] += usd
-	w.spendMu.Unlock()
-}
+// enqueueRow hands over a request's log row, which carries its spend.
+func (w *logWriter) enqueueRow(row models.RequestLog) { w.enqueue(models.LogEntry{Log: row}) }
 
-// resetSpend restarts a holder's budget period: what was not yet written
-// belonged to the period that ends, which the reset zeroes anyway.
+// resetSpend restarts a holder's budget period in the database, between the
+// rows of the period that ends and those of the next.
 func (w *logWriter) resetSpend(h holder, next time.Time) {
-	w.spendMu.Lock()
-	delete(w.spend, h)
-	w.resets[h] = next
-	w.spendMu.Unlock()
+	w.enqueue(models.LogEntry{Reset: &models.SpendReset{Holder: h.kind, ID: h.id, Next: next}})
 }
 
-// takeSpend takes what is to be written; giveBack returns what was not.
-func (w *logWriter) takeSpend() ([]models.SpendDelta, map[holder]time.Time) {
-	w.spendMu.Lock()
-	defer w.spendMu.Unlock()
-	deltas := make([]models.SpendDelta, 0, len(w.spend))
-	for h, usd := range w.spend {
-		deltas = append(deltas, models.SpendDelta{Holder: h.kind, ID: h.id, USD: usd})
-	}
-	resets := w.resets
-	clear(w.spend)
-	w.resets = make(map[holder]time.Time)
-	return deltas, resets
-}
+// waiting is how many entries are not written yet, for metrics.
+func (w *logWriter) waiting() int64 { return int64(len(w.queue)) + w.inMemory.Load() }
 
-// giveBack returns what a failed flush took. A reset still pending keeps its
-// deltas (they belong to the new period); a holder reset again since the take
-// loses them (they belonged to a period that is over).
-func (w *logWriter) giveBack(deltas []models.SpendDelta, resets map[holder]time.Time) {
-	w.spendMu.Lock()
-	defer w.spendMu.Unlock()
-	for h, next := range resets {
-		if _, newer := w.resets[h]; !newer {
-			w.resets[h] = next
-		}
-	}
-	for _, d := range deltas {
-		h := holder{d.Holder, d.ID}
-		if _, reset := w.resets[h]; !reset || resets[h] == w.resets[h] {
-			w.spend[h] += d.USD
-		}
-	}
-}
-
-// Close stops taking rows and writes what is queued, for as long as ctx allows.
-// Rows enqueued while Close runs may be lost: callers close the writer only
-// once no request is in flight.
-func (w *logWriter) Close(ctx context.Context) error {
-	w.stopOnce.Do(func() {
-		w.closed.Store(true)
-		close(w.stop)
-	})
-	select {
-	case <-w.done:
+// openSpool writes what an earlier run left in the spool, then has the pump
+// keep the spool. It runs once, in the first Reload, before budgets are read
+// from the database, so that they include the spooled spend.
+func (w *logWriter) openSpool(ctx context.Context) error {
+	if w.spoolDir == "" || w.spoolOpened {
 		return nil
-	case <-ctx.Done():
-		w.cancel()
-		<-w.done
-		return fmt.Errorf("proxy: flush request logs: %w (%d dropped in all)", ctx.Err(), w.dropped.Load())
 	}
-}
-
-func (w *logWriter) run() {
-	defer close(w.done)
-	ticker := time.NewTicker(w.flushInterval)
-	defer ticker.Stop()
-	batch := make([]models.RequestLog, 0, w.batchSize)
-	var reported int64
+	sp, err := spool.Open[models.LogEntry](w.spoolDir, w.batchSize)
+	if err != nil {
+		return fmt.Errorf("proxy: open the request-log spool: %w", err)
+	}
+	if n := sp.Len(); n > 0 {
+		w.log.Info("writing request logs spooled by an earlier run", "rows", n, "dir", w.spoolDir)
+	}
 	for {
-		select {
-		case row := <-w.queue:
-			if batch = append(batch, row); len(batch) >= w.batchSize {
-				batch = w.flush(batch)
+		seg, ok, err := sp.Oldest()
+		if err == nil && ok {
+			err = w.replaySegment(ctx, seg)
+			if err == nil {
+				err = sp.Remove(seg.Number)
 			}
-		case <-ticker.C:
-			batch = w.flush(batch)
-			reported = w.reportDrops(reported)
-		case <-w.stop:
-			w.flush(w.drain(batch))
-			w.reportDrops(reported)
-			return
 		}
-	}
-}
-
-// drain moves what is left in the queue into batches, writing full ones.
-func (w *logWriter) drain(batch []models.RequestLog) []models.RequestLog {
-	for {
-		select {
-		case row := <-w.queue:
-			if batch = append(batch, row); len(batch) >= w.batchSize {
-				batch = w.flush(batch)
-			}
-		default:
-			return batch
-		}
-	}
-}
-
-// flush writes a batch, retrying with backoff; a batch that still fails is
-// dropped and counted. It returns the emptied batch for reuse.
-func (w *logWriter) flush(batch []models.RequestLog) []models.RequestLog {
-	deltas, resets := w.takeSpend()
-	if len(batch) == 0 && len(deltas) == 0 && len(resets) == 0 {
-		return batch
-	}
-	for i := range batch {
-		fitColumns(&batch[i])
-	}
-	if err := w.applyResets(resets); err != nil {
-		w.log.Warn("restarting budget periods failed; will retry", "err", err)
-		w.giveBack(deltas, resets)
-		deltas = nil
-	}
-	if err := w.insertWithRetry(batch, deltas); err != nil {
-		w.giveBack(deltas, nil)
-		w.insertOneByOne(batch, err)
-	}
-	clear(batch)
-	return batch[:0]
-}
-
-// applyResets restarts budget periods in the database; on failure all are
-// kept for the next flush (ResetSpend is idempotent).
-func (w *logWriter) applyResets(resets map[holder]time.Time) error {
-	for h, next := range resets {
-		ctx, cancel := context.WithTimeout(w.ctx, w.insertTimeout)
-		err := w.store.ResetSpend(ctx, h.kind, h.id, next)
-		cancel()
 		if err != nil {
-			return err
+			return fmt.Errorf("proxy: write spooled request logs (%d rows left in %s): %w", sp.Len(), w.spoolDir, err)
+		}
+		if !ok {
+			break
 		}
 	}
+	select {
+	case w.attach <- sp:
+	case <-w.done:
+		return errors.New("proxy: the request-log writer is closed")
+	}
+	w.spoolOpened = true
 	return nil
 }
 
-func (w *logWriter) insertWithRetry(batch []models.RequestLog, deltas []models.SpendDelta) error {
-	wait := w.backoff
-	var err error
-	for attempt := 1; ; attempt++ {
-		if err = w.insert(batch, deltas); err == nil || attempt == w.attempts {
-			return err
-		}
-		w.log.Warn("writing request logs failed; will retry", "attempt", attempt, "err", err)
-		select {
-		case <-time.After(wait):
-		case <-w.ctx.Done():
-			return fmt.Errorf("%w (then gave up: %w)", err, w.ctx.Err())
-		}
-		wait *= 2
+func (w *logWriter) replaySegment(ctx context.Context, seg spool.Segment[models.LogEntry]) error {
+	w.countUnreadable(seg)
+	n, dropped, err := w.write(ctx, seg.Items, true)
+	w.replayed.Add(int64(n - dropped))
+	return err
+}
+
+func (w *logWriter) countUnreadable(seg spool.Segment[models.LogEntry]) {
+	if seg.Skipped > 0 {
+		w.dropped.Add(int64(seg.Skipped))
+		w.log.Error("request logs dropped: unreadable lines in the spool", "rows", seg.Skipped, "segment", seg.Number)
 	}
 }
 
-// insertOneByOne writes a refused batch row by row, so that one row the
-// database will not take (or a database that is down) drops only what it must.
-func (w *logWriter) insertOneByOne(batch []models.RequestLog, batchErr error) {
-	var dropped int64
-	for i := range batch {
-		if w.ctx.Err() != nil {
-			dropped += int64(len(batch) - i)
-			break
-		}
-		if err := w.insert(batch[i:i+1], nil); err != nil {
+// write stores entries and, when the database refuses them for their
+// content, tries them one by one so that only the refused rows are dropped.
+// It returns how many of the leading entries are done with (stored or
+// dropped), how many of those were dropped, and the error that stopped it,
+// which is never a refusal: what it stopped at is to be tried again.
+func (w *logWriter) write(ctx context.Context, entries []models.LogEntry, once bool) (done, dropped int, err error) {
+	if err = w.save(ctx, entries, once); err == nil {
+		return len(entries), 0, nil
+	}
+	if !models.Refused(err) {
+		return 0, 0, err
+	}
+	for i := range entries {
+		err := w.save(ctx, entries[i:i+1], once)
+		switch {
+		case err == nil:
+		case models.Refused(err):
 			dropped++
+			w.dropped.Add(1)
+			w.log.Error("request log dropped: the database refused it", "request_id", entries[i].Log.RequestID, "err", err)
+		default:
+			return i, dropped, err
 		}
 	}
-	if dropped > 0 {
-		w.dropped.Add(dropped)
-		w.log.Error("request logs dropped: the database refused them", "rows", dropped, "err", batchErr)
-	}
+	return len(entries), dropped, nil
 }
 
-func (w *logWriter) insert(batch []models.RequestLog, deltas []models.SpendDelta) error {
-	for i := range batch {
-		batch[i].ID = 0 // a failed attempt may have assigned ids
-	}
-	ctx, cancel := context.WithTimeout(w.ctx, w.insertTimeout)
+func (w *logWriter) save(ctx context.Context, entries []models.LogEntry, once bool) error {
+	ctx, cancel := context.WithTimeout(ctx, w.insertTimeout)
 	defer cancel()
-	return w.store.SaveLogsAndSpend(ctx, batch, deltas)
+	return w.store.SaveLogEntries(ctx, entries, once)
 }
 
-// reportDrops logs drops since the last report: one line per interval at
-// most, so that a flood of drops does not become a flood of log lines.
-func (w *logWriter) reportDrops(reported int64) int64 {
-	total := w.dropped.Load()
-	if total != reported {
-		w.log.Warn("request logs dropped", "since_last_report", total-reported, "total", total)
+// Close stops taking entries and writes what is left for as long as ctx
+// allows and the database answers; what is left then goes to the spool
+// (that takes as long as the disk does), or, without one, is dropped and
+// counted. Entries enqueued while Close runs may be lost: callers close the
+// writer only once no request is in flight.
+func (w *logWriter) Close(ctx context.Context) error {
+	w.stopOnce.Do(func() {
+		w.closed.Store(true)
+		select {
+		case w.closing <- ctx:
+		case <-w.done:
+		}
+	})
+	<-w.done
+	return w.closeErr
+}
+
+// fitEntry makes a row storable: text cut to its columns, a time set.
+func fitEntry(e *models.LogEntry, now time.Time) {
+	if e.Reset != nil {
+		return
 	}
-	return total
+	fitColumns(&e.Log)
+	if e.Log.CreatedAt.IsZero() {
+		e.Log.CreatedAt = now.UTC()
+	}
 }
 
 // fitColumns trims text to the column sizes and to valid UTF-8: PostgreSQL

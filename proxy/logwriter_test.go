@@ -2,165 +2,319 @@ package proxy
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
+		"testing"
 	"time"
 
 	"gateway/models"
+	"gateway/models/dbtest"
 )
 
-// fakeLogStore records inserted rows; fail makes the first calls fail, block
-// holds every insert until released or cancelled.
-type fakeLogStore struct {
-	mu       sync.Mutex
-	rows     []models.RequestLog
-	calls    int
-	failures int    // the first n calls fail
-	poison   string // a batch holding a row with this model fails
-	spend    float64
-	block    chan struct{}
+// writerEnv is a log writer on a real database, with a key whose spend the
+// rows carry.
+type writerEnv struct {
+	t     *testing.T
+	dsn   string
+	store *models.Store
+	key   models.VirtualKey
+	logs  *lockedBuffer
+	w     *logWriter
 }
 
-func (f *fakeLogStore) ResetSpend(context.Context, string, int64, time.Time) error { return nil }
-
-func (f *fakeLogStore) SaveLogsAndSpend(ctx context.Context, logs []models.RequestLog, spend []models.SpendDelta) error {
-	if f.block != nil {
-		select {
-		case <-f.block:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+// newWriterEnv opens the store of dsn (which may go through a dbtest.Link)
+// and starts a writer with a short backoff and small batches; tune changes
+// it before it starts. spoolDir "" keeps rows in memory only.
+func newWriterEnv(t *testing.T, dsn, spoolDir string, tune ...func(*logWriter)) *writerEnv {
+	t.Helper()
+	e := &writerEnv{t: t, dsn: dsn, store: dbtest.MustOpenStore(t, dsn, t.TempDir()), logs: &lockedBuffer{}}
+	e.key = models.VirtualKey{Name: "k"}
+	if _, err := e.store.CreateKey(context.Background(), &e.key); err != nil {
+		t.Fatal(err)
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls++
-	if f.calls <= f.failures {
-		return errors.New("database is down")
-	}
-	for _, l := range logs {
-		if f.poison != "" && l.Model == f.poison {
-			return errors.New("invalid byte sequence")
-		}
-	}
-	f.rows = append(f.rows, logs...)
-	for _, d := range spend {
-		f.spend += d.USD
-	}
-	return nil
+	e.w = e.startWriter(spoolDir, tune...)
+	return e
 }
 
-func (f *fakeLogStore) inserted() (rows, calls int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.rows), f.calls
-}
-
-// testLogWriter returns a writer with a short backoff; tune apply changes it
-// before its goroutine starts.
-func testLogWriter(store logInserter, queue int, logs *strings.Builder, tune ...func(*logWriter)) *logWriter {
-	var logger *slog.Logger
-	if logs != nil {
-		logger = slog.New(slog.NewTextHandler(&lockedWriter{b: logs}, nil))
-	} else {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	w := newLogWriter(store, logger, queue)
-	w.backoff = time.Millisecond
+func (e *writerEnv) startWriter(spoolDir string, tune ...func(*logWriter)) *logWriter {
+	e.t.Helper()
+	logger := slog.New(slog.NewTextHandler(e.logs, nil))
+	w := newLogWriter(e.store, logger, 1000, spoolDir)
+	w.backoffMin, w.backoffMax, w.batchSize, w.flushInterval = time.Millisecond, 50*time.Millisecond, 20, 20*time.Millisecond
+	w.insertTimeout = 2 * time.Second
 	for _, f := range tune {
 		f(w)
 	}
-	return w.start()
+	w.start()
+	if err := w.openSpool(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	return w
 }
 
-type lockedWriter struct {
+// row is a request log of the env's key costing usd.
+func (e *writerEnv) row(n int, usd float64) models.RequestLog {
+	return models.RequestLog{RequestID: fmt.Sprintf("req-%04d", n), Model: "m", Status: 200,
+		KeyID: &e.key.ID, CostUSD: usd, CreatedAt: time.Now().UTC()}
+}
+
+// stored returns the rows in the database, oldest first, and the key's spend.
+func (e *writerEnv) stored() ([]models.RequestLog, float64) {
+	e.t.Helper()
+	rows, err := e.store.ListRequestLogs(context.Background(), models.LogFilter{Limit: 1000})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
+		rows[i], rows[j] = rows[j], rows[i]
+	}
+	k, err := e.store.GetKey(context.Background(), e.key.ID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return rows, k.SpendUSD
+}
+
+// waitStored waits (20 s at most) until n rows are stored.
+func (e *writerEnv) waitStored(n int) []models.RequestLog {
+	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		rows, _ := e.stored()
+		if len(rows) >= n || time.Now().After(deadline) {
+			return rows
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// checkAll holds the stored rows to n rows in order, req-0000 first, and the
+// key's spend to the sum of their costs.
+func (e *writerEnv) checkAll(n int, wantSpend float64) {
+	e.t.Helper()
+	rows, spend := e.stored()
+	if len(rows) != n {
+		e.t.Fatalf("stored %d rows, want %d\nlog:\n%s", len(rows), n, e.logs)
+	}
+	var sum float64
+	for i, r := range rows {
+		if want := fmt.Sprintf("req-%04d", i); r.RequestID != want {
+			e.t.Fatalf("row %d is %s, want %s: out of order or twice", i, r.RequestID, want)
+		}
+		sum += r.CostUSD
+	}
+	if math.Abs(spend-sum) > 1e-9 || math.Abs(spend-wantSpend) > 1e-9 {
+		e.t.Errorf("key spend %v, sum of row costs %v, want %v", spend, sum, wantSpend)
+	}
+}
+
+// lockedBuffer is a log sink the writer's goroutines and the test share.
+type lockedBuffer struct {
 	mu sync.Mutex
-	b  *strings.Builder
+	b  strings.Builder
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
+func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// restart is the next start of the gateway on the same data dir: a new
+// connection pool and a new writer, which writes the spool first.
+func (e *writerEnv) restart(spoolDir string) {
+	e.t.Helper()
+	e.store = dbtest.MustOpenStore(e.t, e.dsn, e.t.TempDir())
+	e.w = e.startWriter(spoolDir)
+}
+
 func closeWriter(t *testing.T, w *logWriter) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := w.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// closeWriterAfter waits (5 s at most) until done holds, then closes w.
-func closeWriterAfter(t *testing.T, w *logWriter, done func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !done() && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
-	closeWriter(t, w)
-}
-
 func TestLogWriterCloseDrains(t *testing.T) {
-	store := &fakeLogStore{}
-	w := testLogWriter(store, 1000, nil)
-	for i := range 450 {
-		w.enqueue(models.RequestLog{RequestID: string(rune('a' + i%26))})
-	}
-	closeWriter(t, w)
-	rows, _ := store.inserted()
-	if rows != 450 || w.dropped.Load() != 0 {
-		t.Errorf("inserted %d, dropped %d; want 450 and 0", rows, w.dropped.Load())
-	}
-	w.enqueue(models.RequestLog{})
-	if w.dropped.Load() != 1 {
-		t.Error("a row enqueued after Close was not counted as dropped")
-	}
+	dbtest.Each(t, func(t *testing.T, dsn, _ string) {
+		e := newWriterEnv(t, dsn, "")
+		for i := range 450 {
+			e.w.enqueueRow(e.row(i, 0.01))
+		}
+		closeWriter(t, e.w)
+		e.checkAll(450, 4.5)
+		e.w.enqueueRow(models.RequestLog{})
+		if e.w.dropped.Load() != 1 {
+			t.Error("a row enqueued after Close was not counted as dropped")
+		}
+	})
 }
 
-func TestLogWriterDropsWhenFull(t *testing.T) {
-	store := &fakeLogStore{block: make(chan struct{})}
-	var logs strings.Builder
-	w := testLogWriter(store, 10, &logs, func(w *logWriter) { w.batchSize = 1 })
-	w.enqueue(models.RequestLog{}) // taken by the writer, which then blocks in the insert
-	deadline := time.Now().Add(5 * time.Second)
-	for len(w.queue) != 0 && time.Now().Before(deadline) {
+// TestLogWriterKeepsRowsThroughAnOutage: with the database unreachable, rows
+// wait in memory and, past its bound, in the spool; once it is back they
+// are all written, in order, once each, with their spend.
+func TestLogWriterKeepsRowsThroughAnOutage(t *testing.T) {
+	link, dsn := dbtest.NewLink(t, dbtest.PostgresDSN(t))
+	e := newWriterEnv(t, dsn, filepath.Join(t.TempDir(), "spool"), func(w *logWriter) { w.memLimit = 30 })
+	for i := range 10 {
+		e.w.enqueueRow(e.row(i, 0.5))
+	}
+	e.waitStored(10)
+	link.Cut()
+	for i := 10; i < 200; i++ {
+		e.w.enqueueRow(e.row(i, 0.5))
 		time.Sleep(time.Millisecond)
 	}
-	start := time.Now()
-	for range 25 {
-		w.enqueue(models.RequestLog{})
+	waitFor(t, "rows to reach the spool", func() bool { return e.w.spooled.Load() >= 200-10-30 })
+	if got := e.w.inMemory.Load(); got > 30 {
+		t.Errorf("%d rows in memory, more than its bound of 30", got)
 	}
-	if elapsed := time.Since(start); elapsed > time.Second {
-		t.Errorf("enqueue blocked for %s on a full queue", elapsed)
+	link.Restore()
+	e.waitStored(200)
+	waitFor(t, "the spool to empty", func() bool { return e.w.spooled.Load() == 0 })
+	closeWriter(t, e.w)
+	e.checkAll(200, 100)
+	if e.w.dropped.Load() != 0 || e.w.replayed.Load() < 160 {
+		t.Errorf("dropped %d, replayed %d; want 0 and at least 160", e.w.dropped.Load(), e.w.replayed.Load())
 	}
-	if got := w.dropped.Load(); got != 15 {
-		t.Errorf("dropped: got %d, want 15 (25 rows, room for 10)", got)
-	}
-	close(store.block)
-	closeWriter(t, w)
-	if rows, _ := store.inserted(); rows != 11 {
-		t.Errorf("inserted: got %d, want 11", rows)
-	}
-	if !strings.Contains(logs.String(), "request logs dropped") {
-		t.Errorf("drops were not logged: %s", logs.String())
+	if !strings.Contains(e.logs.String(), "cannot be written yet") {
+		t.Errorf("the outage was not logged:\n%s", e.logs)
 	}
 }
 
-// TestLogWriterDropsOnlyTheBadRow: a row the database refuses costs only
-// itself, not the whole batch of other callers' rows.
-func TestLogWriterDropsOnlyTheBadRow(t *testing.T) {
-	store := &fakeLogStore{poison: "bad"}
-	w := testLogWriter(store, 100, nil, func(w *logWriter) { w.batchSize = 3 })
-	for _, m := range []string{"a", "bad", "c"} {
-		w.enqueue(models.RequestLog{Model: m})
+// TestLogWriterSpoolsAtShutdown: a writer closed while the database is down
+// puts what it holds in the spool at once; the next start writes it before
+// anything else, so that budgets read after include its spend.
+func TestLogWriterSpoolsAtShutdown(t *testing.T) {
+	link, dsn := dbtest.NewLink(t, dbtest.PostgresDSN(t))
+	dir := filepath.Join(t.TempDir(), "spool")
+	e := newWriterEnv(t, dsn, dir, func(w *logWriter) { w.memLimit = 25 })
+	link.Cut()
+	for i := range 100 {
+		e.w.enqueueRow(e.row(i, 0.25))
 	}
-	closeWriter(t, w)
-	if rows, _ := store.inserted(); rows != 2 || w.dropped.Load() != 1 {
-		t.Errorf("inserted %d, dropped %d; want 2 and 1", rows, w.dropped.Load())
+	waitFor(t, "a failed write", func() bool { return strings.Contains(e.logs.String(), "cannot be written yet") })
+	start := time.Now()
+	closeWriter(t, e.w)
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("Close took %s with the database down", elapsed)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(files) == 0 {
+		t.Fatal("nothing in the spool")
+	}
+	link.Restore()
+	e.restart(dir) // openSpool writes the spool
+	if rows, _ := e.stored(); len(rows) != 100 {
+		t.Fatalf("after the next start's replay: %d rows, want 100", len(rows))
+	}
+	closeWriter(t, e.w)
+	e.checkAll(100, 25)
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.jsonl")); len(left) != 0 {
+		t.Errorf("spool not emptied: %v", left)
+	}
+}
+
+// TestLogWriterCloseIsBounded: a database that takes connections and never
+// answers holds Close no longer than its context (and the spool's sync).
+func TestLogWriterCloseIsBounded(t *testing.T) {
+	link, dsn := dbtest.NewLink(t, dbtest.PostgresDSN(t))
+	dir := filepath.Join(t.TempDir(), "spool")
+	e := newWriterEnv(t, dsn, dir, func(w *logWriter) { w.insertTimeout = time.Minute })
+	link.Stall()
+	for i := range 5 {
+		e.w.enqueueRow(e.row(i, 1))
+	}
+	time.Sleep(100 * time.Millisecond) // the batch is with the inserter, which hangs
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := e.w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(start); elapsed > 3*time.Second {
+		t.Errorf("Close took %s with a 300 ms budget", elapsed)
+	}
+	link.Restore()
+	e.restart(dir)
+	closeWriter(t, e.w)
+	e.checkAll(5, 5)
+}
+
+// TestLogWriterWithoutSpoolBoundsMemory: without a spool, rows past the
+// memory bound are dropped and counted, never held without limit.
+func TestLogWriterWithoutSpoolBoundsMemory(t *testing.T) {
+	link, dsn := dbtest.NewLink(t, dbtest.PostgresDSN(t))
+	e := newWriterEnv(t, dsn, "", func(w *logWriter) { w.memLimit = 40 })
+	link.Cut()
+	for i := range 100 {
+		e.w.enqueueRow(e.row(i, 1))
+	}
+	waitFor(t, "drops past the bound", func() bool { return e.w.dropped.Load() >= 60 })
+	link.Restore()
+	e.waitStored(40)
+	closeWriter(t, e.w)
+	e.checkAll(40, 40)
+	if got := e.w.dropped.Load(); got != 60 {
+		t.Errorf("dropped %d, want 60", got)
+	}
+}
+
+// TestLogWriterDropsOnlyTheRefusedRow: a row the database refuses for its
+// content (PostgreSQL has no year 300000) costs only itself, not the other
+// callers' rows of its batch, and is counted and logged.
+func TestLogWriterDropsOnlyTheRefusedRow(t *testing.T) {
+	e := newWriterEnv(t, dbtest.PostgresDSN(t), "")
+	for i := range 5 {
+		r := e.row(i, 1)
+		if i == 2 {
+			r.RequestID = "refused"
+			r.CreatedAt = time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC)
+		}
+		e.w.enqueueRow(r)
+	}
+	closeWriter(t, e.w)
+	rows, spend := e.stored()
+	if len(rows) != 4 || spend != 4 || e.w.dropped.Load() != 1 {
+		t.Errorf("stored %d rows, spend %v, dropped %d; want 4, 4 and 1", len(rows), spend, e.w.dropped.Load())
+	}
+	if !strings.Contains(e.logs.String(), "refused") {
+		t.Errorf("the refused row was not logged:\n%s", e.logs)
+	}
+}
+
+// TestLogWriterKeepsResetsBetweenTheirRows: a budget period restarted
+// between two requests zeroes the first's spend and keeps the second's,
+// also when both waited out an outage in the spool.
+func TestLogWriterKeepsResetsBetweenTheirRows(t *testing.T) {
+	link, dsn := dbtest.NewLink(t, dbtest.PostgresDSN(t))
+	dir := filepath.Join(t.TempDir(), "spool")
+	e := newWriterEnv(t, dsn, dir, func(w *logWriter) { w.memLimit = 1 })
+	link.Cut()
+	e.w.enqueueRow(e.row(0, 3))
+	e.w.enqueueRow(e.row(1, 5))
+	e.w.resetSpend(holder{models.SpendKey, e.key.ID}, time.Now().Add(time.Hour))
+	e.w.enqueueRow(e.row(2, 7))
+	closeWriter(t, e.w)
+	link.Restore()
+	e.restart(dir)
+	closeWriter(t, e.w)
+	rows, spend := e.stored()
+	if len(rows) != 3 || spend != 7 {
+		t.Errorf("stored %d rows with the key's spend at %v; want 3 and 7 (the reset after 3 and 5)", len(rows), spend)
 	}
 }
 
@@ -172,75 +326,6 @@ func TestFitColumnsMasksAndStrips(t *testing.T) {
 	}
 }
 
-// TestSpendSurvivesADownDatabase: while inserts fail, spend adds up in
-// memory; it is written, whole, once the database answers again.
-func TestSpendSurvivesADownDatabase(t *testing.T) {
-	store := &fakeLogStore{failures: 8} // two flushes of four attempts each
-	w := testLogWriter(store, 100, nil)
-	h := holder{models.SpendKey, 1}
-	for range 3 {
-		w.addSpend(h, 0.25)
-		w.enqueue(models.RequestLog{})
-	}
-	closeWriterAfter(t, w, func() bool {
-		store.mu.Lock()
-		defer store.mu.Unlock()
-		return store.spend > 0
-	})
-	store.mu.Lock()
-	defer store.mu.Unlock()
-	if store.spend != 0.75 {
-		t.Fatalf("spend written: %v, want 0.75", store.spend)
-	}
-}
-
-func TestLogWriterRetries(t *testing.T) {
-	t.Run("recovers", func(t *testing.T) {
-		store := &fakeLogStore{failures: 2}
-		w := testLogWriter(store, 100, nil)
-		w.enqueue(models.RequestLog{})
-		closeWriter(t, w)
-		if rows, calls := store.inserted(); rows != 1 || calls != 3 || w.dropped.Load() != 0 {
-			t.Errorf("rows %d, calls %d, dropped %d; want 1, 3, 0", rows, calls, w.dropped.Load())
-		}
-	})
-	t.Run("gives up and counts", func(t *testing.T) {
-		store := &fakeLogStore{failures: 1000}
-		var logs strings.Builder
-		w := testLogWriter(store, 100, &logs)
-		w.enqueue(models.RequestLog{})
-		w.enqueue(models.RequestLog{})
-		closeWriter(t, w)
-		if _, calls := store.inserted(); calls != w.attempts+2 {
-			t.Errorf("calls: got %d, want %d attempts and then one per row", calls, w.attempts+2)
-		}
-		if w.dropped.Load() != 2 {
-			t.Errorf("dropped: got %d, want 2", w.dropped.Load())
-		}
-		if !strings.Contains(logs.String(), "database is down") {
-			t.Errorf("the failure was not logged: %s", logs.String())
-		}
-	})
-}
-
-func TestLogWriterCloseIsBounded(t *testing.T) {
-	store := &fakeLogStore{block: make(chan struct{})} // never released
-	w := testLogWriter(store, 100, nil)
-	w.enqueue(models.RequestLog{})
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	if err := w.Close(ctx); err == nil {
-		t.Error("Close returned nil although rows could not be written")
-	}
-	if elapsed := time.Since(start); elapsed > 3*time.Second {
-		t.Errorf("Close took %s with a 100 ms budget", elapsed)
-	}
-	if w.dropped.Load() != 1 {
-		t.Errorf("dropped: got %d, want 1", w.dropped.Load())
-	}
-}
-
 func TestFitColumns(t *testing.T) {
 	r := models.RequestLog{Model: strings.Repeat("é", 400), Error: "bad \xff byte"}
 	fitColumns(&r)
@@ -249,5 +334,30 @@ func TestFitColumns(t *testing.T) {
 	}
 	if r.Error != "bad \uFFFD byte" {
 		t.Errorf("error: got %q", r.Error)
+	}
+}
+
+// waitFor polls cond for 20 s at most.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A spool left in the data dir by an earlier run that cannot be opened
+// fails the first Reload instead of being ignored.
+func TestUnusableSpoolFailsTheFirstReload(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := New(dbtest.MustOpenStore(t, "", t.TempDir()), Options{SpoolDir: file})
+	defer s.Close(context.Background()) //nolint:errcheck // nothing was logged
+	if err := s.Reload(context.Background()); err == nil || !strings.Contains(err.Error(), "spool") {
+		t.Errorf("Reload: %v, want an error about the spool", err)
 	}
 }

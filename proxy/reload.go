@@ -15,6 +15,10 @@ import (
 func (s *Server) Reload(ctx context.Context) error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
+	// Before budgets are read: they then include what the spool held.
+	if err := s.logs.openSpool(ctx); err != nil {
+		return err
+	}
 	d, err := loadSnapshotData(ctx, s.store)
 	if err != nil {
 		return fmt.Errorf("proxy: reload: %w", err)

@@ -47,19 +47,19 @@ func TestPickDoesNotAllocate(t *testing.T) {
 // BenchmarkLogEnqueue is what a request pays to hand its log row over: one
 // non-blocking channel send (the writer drains the queue meanwhile).
 func BenchmarkLogEnqueue(b *testing.B) {
-	w := newLogWriter(discardLogs{}, slog.New(slog.DiscardHandler), 10_000).start()
+	w := newLogWriter(discardLogs{}, slog.New(slog.DiscardHandler), 10_000, "").start()
 	defer w.Close(context.Background())
 	row := models.RequestLog{Model: "m", Status: 200, InputTokens: 10, OutputTokens: 5}
 	b.ReportAllocs()
 	for b.Loop() {
-		w.enqueue(row)
+		w.enqueueRow(row)
 	}
 }
 
 // BenchmarkReserveAndSettle is a request's budget bookkeeping on a key with a
 // budget, a user and a team.
 func BenchmarkReserveAndSettle(b *testing.B) {
-	s := &Server{logs: newLogWriter(discardLogs{}, slog.New(slog.DiscardHandler), 10)}
+	s := &Server{logs: newLogWriter(discardLogs{}, slog.New(slog.DiscardHandler), 10, "")}
 	k := &virtualKey{}
 	for i := range k.budgets {
 		k.budgets[i] = &budget{hard: 1e12}
@@ -77,7 +77,4 @@ func BenchmarkReserveAndSettle(b *testing.B) {
 
 type discardLogs struct{}
 
-func (discardLogs) SaveLogsAndSpend(context.Context, []models.RequestLog, []models.SpendDelta) error {
-	return nil
-}
-func (discardLogs) ResetSpend(context.Context, string, int64, time.Time) error { return nil }
+func (discardLogs) SaveLogEntries(context.Context, []models.LogEntry, bool) error { return nil }

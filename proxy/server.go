@@ -29,6 +29,9 @@ type Options struct {
 	Logger       *slog.Logger // nil → discard
 	MaxBodyBytes int64        // request body limit; 0 → 32 MiB
 	LogQueueSize int          // bounded queue of the async log writer; 0 → 10000
+	// SpoolDir keeps request logs the database cannot take yet, past what
+	// memory holds and at shutdown; "" keeps them in memory only.
+	SpoolDir string
 	// DefaultCooldown sets a failing member aside when neither the member nor
 	// the upstream says for how long; 0 → 60 s.
 	DefaultCooldown time.Duration
@@ -84,7 +87,7 @@ func New(store *models.Store, opts Options) *Server {
 		states:     newMemberStates(),
 		accounts:   newAccounts(),
 		selector:   simpleShuffle{},
-		logs:       newLogWriter(store, logger, cmpOr(opts.LogQueueSize, defaultLogQueueSize)).start(),
+		logs:       newLogWriter(store, logger, cmpOr(opts.LogQueueSize, defaultLogQueueSize), opts.SpoolDir).start(),
 		now:        opts.Now,
 		sleep:      opts.Sleep,
 		transports: make(map[int64]*cachedTransport),
@@ -143,6 +146,6 @@ func (s *Server) Close(ctx context.Context) error {
 	return err
 }
 
-// LogsDropped returns how many request logs were dropped so far (queue full,
-// or the database refused them after retries); for metrics.
+// LogsDropped returns how many request logs were dropped so far (refused by
+// the database for their content, or no room left); for metrics.
 func (s *Server) LogsDropped() int64 { return s.logs.dropped.Load() }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -75,6 +76,7 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (g *Gatewa
 		Logger:       logger,
 		MaxBodyBytes: int64(cfg.MaxBodyMB) << 20,
 		Metrics:      reg,
+		SpoolDir:     filepath.Join(cfg.DataDir, "spool"),
 	})
 	if err := g.proxy.Reload(ctx); err != nil {
 		return nil, fmt.Errorf("build routing table: %w", err)
