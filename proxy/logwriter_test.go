@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-		"testing"
+	"testing"
 	"time"
 
 	"gateway/models"
