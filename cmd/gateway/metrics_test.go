@@ -32,7 +32,7 @@ func TestMetrics(t *testing.T) {
 		`gateway_requests_total{endpoint="/v1/chat/completions",model="team-model",status="200"} 1`,
 		`gateway_requests_total{endpoint="/v1/chat/completions",model="",status="404"} 1`,
 		`gateway_tokens_total{direction="out",model="team-model"} 7`,
-		"gateway_upstream_attempts_total", "gateway_log_queue_depth", "gateway_members_cooling_down 0", "go_goroutines",
+		"gateway_upstream_attempts_total", "gateway_log_queue_depth", "gateway_log_spooled_rows 0", "gateway_log_replayed_rows_total 0", "gateway_members_cooling_down 0", "go_goroutines",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %s", want)
