@@ -133,6 +133,7 @@ func (w *logWriter) openSpool(ctx context.Context) error {
 			}
 		}
 		if err != nil {
+			sp.Close() //nolint:errcheck // the error that matters is err
 			return fmt.Errorf("proxy: write spooled request logs (%d rows left in %s): %w", sp.Len(), w.spoolDir, err)
 		}
 		if !ok {
@@ -142,6 +143,7 @@ func (w *logWriter) openSpool(ctx context.Context) error {
 	select {
 	case w.attach <- sp:
 	case <-w.done:
+		sp.Close() //nolint:errcheck // nothing was appended
 		return errors.New("proxy: the request-log writer is closed")
 	}
 	w.spoolOpened = true

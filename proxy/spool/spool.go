@@ -34,6 +34,7 @@ type Spool[T any] struct {
 	segments     []segmentInfo // oldest first; the last may be open
 	items        int           // in all segments
 
+	lock  *os.File // held while the spool is open
 	open  *os.File // the newest segment while it is appended to
 	buf   *bufio.Writer
 	dirty bool // appended since the last Sync
@@ -60,25 +61,38 @@ func Open[T any](dir string, segmentItems int) (*Spool[T], error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	names, err := os.ReadDir(dir)
+	lk, err := lock(dir)
 	if err != nil {
-		return nil, fmt.Errorf("spool: %w", err)
+		return nil, err
 	}
-	s := &Spool[T]{dir: dir, segmentItems: max(segmentItems, 1)}
+	s := &Spool[T]{dir: dir, segmentItems: max(segmentItems, 1), lock: lk}
+	if err := s.list(); err != nil {
+		s.Close() //nolint:errcheck // nothing is open but the lock
+		return nil, err
+	}
+	return s, nil
+}
+
+// list finds and counts the segments in the directory.
+func (s *Spool[T]) list() error {
+	names, err := os.ReadDir(s.dir)
+	if err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
 	for _, e := range names {
 		n, ok := segmentNumber(e.Name())
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
-		items, err := countLines(filepath.Join(dir, e.Name()))
+		items, err := countLines(filepath.Join(s.dir, e.Name()))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.segments = append(s.segments, segmentInfo{n, items})
 		s.items += items
 	}
 	slices.SortFunc(s.segments, func(a, b segmentInfo) int { return compareInt(a.number, b.number) })
-	return s, nil
+	return nil
 }
 
 func compareInt(a, b int64) int {
@@ -298,8 +312,16 @@ func (s *Spool[T]) Remove(number int64) error {
 	return nil
 }
 
-// Close syncs and closes the open segment.
-func (s *Spool[T]) Close() error { return s.seal() }
+// Close syncs and closes the open segment and lets another process open the
+// spool.
+func (s *Spool[T]) Close() error {
+	err := s.seal()
+	if s.lock != nil {
+		s.lock.Close() //nolint:errcheck // closing the file ends the lock
+		s.lock = nil
+	}
+	return err
+}
 
 // syncDir makes a directory's new and removed entries durable.
 func syncDir(dir string) error {

@@ -79,7 +79,7 @@ func TestSpoolKeepsOrderAcrossReopenAndPrepend(t *testing.T) {
 	if s.Len() != 0 {
 		t.Errorf("Len %d after draining", s.Len())
 	}
-	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.jsonl")); len(left) != 0 {
 		t.Errorf("files left: %v", left)
 	}
 }
@@ -130,4 +130,18 @@ func TestSpoolSkipsACutLine(t *testing.T) {
 	if len(seg.Items) != 2 || seg.Skipped != 1 {
 		t.Errorf("read %d items, skipped %d; want 2 and 1", len(seg.Items), seg.Skipped)
 	}
+}
+
+// TestSpoolIsOneProcess: a second opening of the same directory (another
+// gateway given the same data dir) is refused until the first closes.
+func TestSpoolIsOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	if _, err := spool.Open[item](dir, 3); err == nil {
+		t.Fatal("a second Open of the same directory succeeded")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mustOpen(t, dir).Close() //nolint:errcheck // opened again: the point
 }
