@@ -128,6 +128,7 @@ func (p *logPump) dispatch(stopping bool) {
 			return
 		}
 		n := min(len(p.mem), p.w.batchSize)
+		p.due = false // what comes next waits for a batch or the next tick
 		p.send(logJob{entries: p.mem[:n:n], once: p.uncertain > 0})
 		return
 	}
