@@ -117,11 +117,21 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	return c, c.check()
 }
 
+// minMasterKeyLength refuses a master key short enough to be a slip ("1",
+// "x"): it guards every write of the management API.
+const minMasterKeyLength = 8
+
 // check refuses the settings Start cannot use, whether they came from flags
 // and environment or from a test's Config.
 func (c Config) check() error {
-	_, err := parseLevel(c.LogLevel)
-	return err
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		return err
+	}
+	if c.MasterKey != "" && len(c.MasterKey) < minMasterKeyLength {
+		return settingError("master-key", fmt.Errorf("want at least %d characters (or none: admin sessions only), got %d",
+			minMasterKeyLength, len(c.MasterKey)))
+	}
+	return nil
 }
 
 // settingError says which setting a failure comes from, by its flag and its

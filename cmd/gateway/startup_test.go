@@ -83,6 +83,7 @@ func TestStartRefusals(t *testing.T) {
 		{name: "secure cookies", env: map[string]string{"GATEWAY_SECURE_COOKIES": "maybe"}, want: []string{"secure-cookies", "true or false"}},
 		{name: "unknown flag", args: []string{"--no-such-flag"}, want: []string{"no-such-flag"}},
 		{name: "stray argument", args: []string{"serve", "extra"}, want: []string{`unexpected argument "extra"`}},
+		{name: "short master key", env: map[string]string{"GATEWAY_MASTER_KEY": "ab"}, want: []string{"master-key", "at least 8 characters"}},
 		{name: "database url of another kind", env: map[string]string{"GATEWAY_DATABASE_URL": "mysql://root@localhost/gateway"},
 			want: []string{"database-url", "want postgres://"}},
 		{name: "database unreachable", env: map[string]string{"GATEWAY_DATABASE_URL": "postgres://gateway@127.0.0.1:1/gateway?sslmode=disable"},
