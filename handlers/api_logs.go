@@ -46,10 +46,43 @@ func (a *App) listLogs(w http.ResponseWriter, r *http.Request) {
 		a.apiError(w, r, err)
 		return
 	}
-	if logs == nil {
-		logs = []models.RequestLog{}
+	out := make([]requestLogJSON, len(logs))
+	for i, l := range logs {
+		out[i] = requestLogJSON(l)
 	}
-	a.writeJSON(w, r, http.StatusOK, logs)
+	a.writeJSON(w, r, http.StatusOK, out)
+}
+
+// requestLogJSON is a request log as GET /api/logs answers it: every
+// column, in snake_case like every other answer (models.RequestLog has no
+// JSON names of its own). It is converted, not copied field by field, so
+// that a column added to models.RequestLog without its name here does not
+// compile.
+type requestLogJSON struct {
+	ID               int64     `json:"id"`
+	CreatedAt        time.Time `json:"created_at"`
+	RequestID        string    `json:"request_id"`
+	KeyID            *int64    `json:"key_id"`
+	UserID           *int64    `json:"user_id"`
+	TeamID           *int64    `json:"team_id"`
+	Model            string    `json:"model"`
+	DeploymentID     *int64    `json:"deployment_id"`
+	ProviderID       *int64    `json:"provider_id"`
+	ProviderName     string    `json:"provider"`
+	UpstreamModel    string    `json:"upstream_model"`
+	Endpoint         string    `json:"endpoint"`
+	Stream           bool      `json:"stream"`
+	Status           int       `json:"status"`
+	LatencyMS        int64     `json:"latency_ms"`
+	TTFBMS           int64     `json:"ttfb_ms"`
+	InputTokens      int64     `json:"input_tokens"`
+	OutputTokens     int64     `json:"output_tokens"`
+	CacheReadTokens  int64     `json:"cache_read_tokens"`
+	CacheWriteTokens int64     `json:"cache_write_tokens"`
+	CostUSD          float64   `json:"cost_usd"`
+	Attempts         int       `json:"attempts"`
+	Fallback         string    `json:"fallback"`
+	Error            string    `json:"error"`
 }
 
 func queryError(param, want string) error {

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -39,10 +40,11 @@ func TestAPILogsStatsAndSettings(t *testing.T) {
 			}
 		}
 		page := decodeJSON[[]map[string]any](t, ta.api(t, "GET", "/api/logs?limit=10", ""))
-		older := decodeJSON[[]map[string]any](t, ta.api(t, "GET", fmt.Sprintf("/api/logs?limit=100&before=%v", page[9]["ID"]), ""))
+		older := decodeJSON[[]map[string]any](t, ta.api(t, "GET", fmt.Sprintf("/api/logs?limit=100&before=%v", page[9]["id"]), ""))
 		if len(older) != 20 {
 			t.Fatalf("page 2 has %d logs, want 20", len(older))
 		}
+		wantLogFields(t, ta, s)
 		for _, bad := range []string{"?limit=x", "?before=-1", "?status=0"} {
 			if rec := ta.api(t, "GET", "/api/logs"+bad, ""); rec.Code != 400 {
 				t.Fatalf("%s: %d", bad, rec.Code)
@@ -87,4 +89,38 @@ func TestAPILogsStatsAndSettings(t *testing.T) {
 			t.Fatalf("pprof without credentials: %d", rec.Code)
 		}
 	})
+}
+
+// wantLogFields: a request log answers every column in snake_case, like
+// every other answer of the API.
+func wantLogFields(t *testing.T, ta *testApp, s *models.Store) {
+	t.Helper()
+	at := time.Now().UTC().Add(time.Minute).Truncate(time.Second)
+	key, user, team, dep, prov := int64(7), int64(8), int64(9), int64(10), int64(11)
+	row := models.RequestLog{CreatedAt: at, RequestID: "req-1", KeyID: &key, UserID: &user, TeamID: &team,
+		Model: "team-model", DeploymentID: &dep, ProviderID: &prov, ProviderName: "openai-main", UpstreamModel: "gpt-4o",
+		Endpoint: "/v1/chat/completions", Stream: true, Status: 502, LatencyMS: 120, TTFBMS: 40, InputTokens: 12,
+		OutputTokens: 5, CacheReadTokens: 4, CacheWriteTokens: 3, CostUSD: 0.25, Attempts: 2, Fallback: "backup",
+		Error: "upstream 502: bad gateway"}
+	if err := s.InsertRequestLogs(context.Background(), []models.RequestLog{row}); err != nil {
+		t.Fatal(err)
+	}
+	got := decodeJSON[[]map[string]any](t, ta.api(t, "GET", "/api/logs?limit=1", ""))[0]
+	if id, ok := got["id"].(float64); !ok || id <= 0 {
+		t.Errorf("id = %v, want a positive number", got["id"])
+	}
+	want := map[string]any{"id": got["id"], "created_at": at.Format(time.RFC3339), "request_id": "req-1",
+		"key_id": 7.0, "user_id": 8.0, "team_id": 9.0, "model": "team-model", "deployment_id": 10.0, "provider_id": 11.0,
+		"provider": "openai-main", "upstream_model": "gpt-4o", "endpoint": "/v1/chat/completions", "stream": true,
+		"status": 502.0, "latency_ms": 120.0, "ttfb_ms": 40.0, "input_tokens": 12.0, "output_tokens": 5.0,
+		"cache_read_tokens": 4.0, "cache_write_tokens": 3.0, "cost_usd": 0.25, "attempts": 2.0, "fallback": "backup",
+		"error": "upstream 502: bad gateway"}
+	if c, ok := got["created_at"].(string); ok {
+		if ct, err := time.Parse(time.RFC3339Nano, c); err == nil && ct.Equal(at) {
+			got["created_at"] = at.Format(time.RFC3339) // however many zeros the database keeps
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("GET /api/logs row:\n got %v\nwant %v", got, want)
+	}
 }

@@ -357,8 +357,12 @@ func TestAPISticky(t *testing.T) {
 			{name: "empty object", method: "DELETE", path: "/api/sticky", body: `{}`, status: 400, errMsg: "model_name: is required"},
 			{name: "empty query value", method: "DELETE", path: "/api/sticky?model_name=", status: 400, errMsg: "model_name: is required"},
 			{name: "query twice", method: "DELETE", path: "/api/sticky?model_name=a&model_name=b", status: 400, errMsg: "model_name: given more than once"},
-			{name: "body and query", method: "DELETE", path: "/api/sticky?model_name=other", body: `{"model_name":"other"}`, status: 400, errMsg: "model_name: give it in the body or in the query, not both"},
+			{name: "body and query differ", method: "DELETE", path: "/api/sticky?model_name=gpt-4o", body: `{"model_name":"other"}`, status: 400,
+				errMsg: `model_name: the body says "other" and the query "gpt-4o"`},
 			{name: "refusals cleared nothing", method: "GET", path: "/api/sticky", status: 200, check: wantBindings(map[string]int64{"other": other})},
+			{name: "body and query agree", method: "DELETE", path: "/api/sticky?model_name=other", body: `{"model_name":"other"}`, status: 200, runtimeOnly: true,
+				check: wantBindings(map[string]int64{})},
+			{name: "pin other again", method: "POST", path: "/api/sticky", body: pin("other", other, ""), status: 201, runtimeOnly: true},
 			{name: "pin again", method: "POST", path: "/api/sticky", body: pin("gpt-4o", b, ""), status: 201, runtimeOnly: true},
 			{name: "clear all", method: "DELETE", path: "/api/sticky", status: 200, runtimeOnly: true, want: map[string]any{"bindings": []any{}}},
 		})

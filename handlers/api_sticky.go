@@ -113,7 +113,8 @@ func (a *App) clearSticky(w http.ResponseWriter, r *http.Request) {
 }
 
 // stickyClearTarget reads which binding DELETE /api/sticky clears: one model
-// named in the body or the query (not both), or all when neither names one.
+// named in the body or the query (or both, when they agree), or all when
+// neither names one.
 func (a *App) stickyClearTarget(w http.ResponseWriter, r *http.Request) (model string, all bool, err error) {
 	q, err := queryParams(r, "model_name")
 	if err != nil {
@@ -126,10 +127,10 @@ func (a *App) stickyClearTarget(w http.ResponseWriter, r *http.Request) (model s
 	fromQuery, inQuery := q["model_name"]
 	var in stickyClearInput
 	switch {
-	case body != nil && inQuery:
-		return "", false, badInput("model_name", "give it in the body or in the query, not both")
 	case body != nil:
-		err = a.applyBody(body, &in)
+		if err = a.applyBody(body, &in); err == nil && inQuery && in.ModelName != fromQuery {
+			err = badInput("model_name", "the body says %q and the query %q: give one, or the same in both", in.ModelName, fromQuery)
+		}
 	case inQuery:
 		in.ModelName = fromQuery
 		err = a.validateStruct(&in)

@@ -18,6 +18,7 @@ import (
 
 	"gateway/models"
 	"gateway/proxy"
+	"gateway/proxy/linger"
 	"gateway/static"
 )
 
@@ -111,7 +112,9 @@ func New(store *models.Store, opts Options) (*App, error) {
 	if a.hasMasterKey {
 		a.masterKey = sha256.Sum256([]byte(opts.MasterKey))
 	}
-	a.handler = a.withRequestLog(a.withSecurityHeaders(a.routes()))
+	// Outermost, so that it sees the server's own ResponseWriter. A refused
+	// body is read out for up to twice the limit more (see linger).
+	a.handler = linger.Handler(a.withRequestLog(a.withSecurityHeaders(a.routes())), 2*maxBodyBytes)
 	return a, nil
 }
 

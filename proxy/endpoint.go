@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/linger"
 )
 
 // endpoint is one proxied API: the caller's protocol and what it asks for.
@@ -39,6 +40,8 @@ func (s *Server) handle(ep endpoint) http.HandlerFunc {
 		x := s.begin(w, ep.path, ep.caller)
 		defer s.finish(w, x)
 		if err := s.serveEndpoint(w, r, x, ep); err != nil {
+			// A refusal of admission, maybe with the body unread.
+			linger.Refusing(w)
 			s.fail(w, x, err)
 		}
 	}

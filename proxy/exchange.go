@@ -28,8 +28,10 @@ type exchange struct {
 	// reservation is held on the key's budgets from admission to finish.
 	reservation reservation
 	reserved    bool
-	// routed: the model named a pool, so it may label metrics.
-	routed bool
+	// route is the public name of the pool the asked-for model routed to
+	// ("openai/*" through a wildcard route), "" when none did. Metrics are
+	// labelled with it: the model string is the caller's, without bound.
+	route string
 }
 
 // begin starts an exchange and tells the caller its request id.
@@ -114,7 +116,7 @@ func (s *Server) finish(w http.ResponseWriter, x *exchange) {
 	end := s.now()
 	x.row.CreatedAt = x.start.UTC()
 	x.row.LatencyMS = end.Sub(x.start).Milliseconds()
-	s.metrics.observe(x, x.routed, end)
+	s.metrics.observe(x, end)
 	if !x.firstByte.IsZero() {
 		x.row.TTFBMS = x.firstByte.Sub(x.start).Milliseconds()
 		// Only an answer of known length is complete once flushed: a chunked

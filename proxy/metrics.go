@@ -58,12 +58,10 @@ func newMetrics(reg prometheus.Registerer, s *Server) *metrics {
 	return m
 }
 
-// observe records a finished request.
-func (m *metrics) observe(x *exchange, known bool, end time.Time) {
-	model := x.row.Model
-	if !known {
-		model = "" // a name no pool serves: the caller's text, not a label
-	}
+// observe records a finished request, under the public name of the pool it
+// routed to ("" when none did).
+func (m *metrics) observe(x *exchange, end time.Time) {
+	model := x.route
 	m.requests.WithLabelValues(x.row.Endpoint, model, strconv.Itoa(x.row.Status)).Inc()
 	m.duration.WithLabelValues(x.row.Endpoint).Observe(end.Sub(x.start).Seconds())
 	if !x.firstByte.IsZero() {

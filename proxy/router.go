@@ -120,7 +120,9 @@ func (rq *routing) servePool(name string) *failure {
 		return &failure{err: errNoDeployments(name)}
 	}
 	rq.current = name
-	rq.x.routed = true
+	if name == rq.model {
+		rq.x.route = rt.pool.name
+	}
 	set := rt.pool.settings
 	var tried []int64
 	var last *failure
@@ -202,7 +204,7 @@ func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
 			candidates = append(candidates, m)
 		}
 	}
-	if b, ok := rq.s.sticky.lookup(rq.current, now); ok {
+	if b, ok := rq.stickyBinding(rt, now); ok {
 		for _, m := range candidates {
 			if m.id == b.deploymentID {
 				return m
@@ -210,6 +212,27 @@ func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
 		}
 	}
 	return rq.s.selector.selectMember(candidates)
+}
+
+// stickyBinding is the live binding of this request's pool: an admin's pin
+// of the very name being routed first, then the pool's own. Automatic
+// bindings are kept under the pool's public name, never the name asked for:
+// through a wildcard route callers can name models without end.
+func (rq *routing) stickyBinding(rt route, now time.Time) (stickyBinding, bool) {
+	b, ok := rq.s.sticky.lookup(rq.current, now)
+	if ok || rq.current == rt.pool.name {
+		return b, ok
+	}
+	return rq.s.sticky.lookup(rt.pool.name, now)
+}
+
+// unstick ends the bindings of this request to a member that failed: a pin
+// of the name being routed, and the pool's own binding.
+func (rq *routing) unstick(rt route, id int64) {
+	rq.s.sticky.clearOnFailure(rq.current, id)
+	if rq.current != rt.pool.name {
+		rq.s.sticky.clearOnFailure(rt.pool.name, id)
+	}
 }
 
 // fits reports whether a prompt of about estimate tokens fits the member's
@@ -271,12 +294,15 @@ func (rq *routing) try(m *member, rt route, set poolSettings) *failure {
 		o.tokensIn, o.tokensOut, o.costUSD = x.row.InputTokens, x.row.OutputTokens, x.row.CostUSD
 		m.state.countSuccess(now)
 		if set.stickyTTL > 0 {
-			s.sticky.bindAfterSuccess(rq.current, m.id, set.stickyTTL, now)
+			s.sticky.bindAfterSuccess(rt.pool.name, m.id, set.stickyTTL, now)
 		}
 	} else {
 		o.err = f.err.Error()
 		x.upstreamFailed = x.upstreamFailed || f.trigger != noTrigger
-		s.penalize(m, f, set, rq.current, now)
+		s.penalize(m, f, set, now)
+		if f.trigger != noTrigger {
+			rq.unstick(rt, m.id)
+		}
 	}
 	m.state.recordAttempt(now, o)
 	return f
@@ -290,13 +316,11 @@ func (rq *routing) fallbackName() string {
 	return rq.current
 }
 
-// penalize applies a failure to its member: cooldown per the design's
-// triggers, and the end of a sticky binding to it.
-func (s *Server) penalize(m *member, f *failure, set poolSettings, name string, now time.Time) {
+// penalize cools a failed member down, per the design's triggers.
+func (s *Server) penalize(m *member, f *failure, set poolSettings, now time.Time) {
 	if f.trigger == noTrigger {
 		return
 	}
-	s.sticky.clearOnFailure(name, m.id)
 	reason := f.err.Message
 	if f.trigger == countFailure {
 		if !m.state.countFailure(now, set.allowedFails) {

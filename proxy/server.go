@@ -9,6 +9,7 @@ package proxy
 import (
 	"context"
 	"log/slog"
+	"math"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"gateway/models"
+	"gateway/proxy/linger"
 )
 
 const (
@@ -101,7 +103,10 @@ func New(store *models.Store, opts Options) *Server {
 		s.sleep = sleepContext
 	}
 	s.metrics = newMetrics(opts.Metrics, s)
-	s.handler = s.routes()
+	// A refused body is read out for up to twice the limit more (min: no
+	// overflow of an absurd limit), so that a caller still sending a body of
+	// up to twice the limit gets its 413 rather than a reset.
+	s.handler = linger.Handler(s.routes(), 2*min(s.maxBody, math.MaxInt64/4))
 	return s
 }
 

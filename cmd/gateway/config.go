@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -110,15 +109,36 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	for _, apply := range fromEnv {
 		apply()
 	}
-	if _, err := parseLevel(c.LogLevel); err != nil {
-		return c, err
-	}
 	secure, err := strconv.ParseBool(c.secureCookiesRaw)
 	if err != nil {
-		return c, fmt.Errorf("secure-cookies: want true or false, got %q", c.secureCookiesRaw)
+		return c, settingError("secure-cookies", fmt.Errorf("want true or false, got %q", c.secureCookiesRaw))
 	}
 	c.SecureCookies = secure
-	return c, nil
+	return c, c.check()
+}
+
+// minMasterKeyLength refuses a master key short enough to be a slip ("1",
+// "x"): it guards every write of the management API.
+const minMasterKeyLength = 8
+
+// check refuses the settings Start cannot use, whether they came from flags
+// and environment or from a test's Config.
+func (c Config) check() error {
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		return err
+	}
+	if c.MasterKey != "" && len(c.MasterKey) < minMasterKeyLength {
+		return settingError("master-key", fmt.Errorf("want at least %d characters (or none: admin sessions only), got %d",
+			minMasterKeyLength, len(c.MasterKey)))
+	}
+	return nil
+}
+
+// settingError says which setting a failure comes from, by its flag and its
+// variable: "proxy-addr (GATEWAY_PROXY_ADDR): …".
+func settingError(flag string, err error) error {
+	env := "GATEWAY_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+	return fmt.Errorf("%s (%s): %w", flag, env, err)
 }
 
 func positiveInt(name, v string) (int, error) {
@@ -149,7 +169,7 @@ Flags:
 func parseLevel(s string) (slog.Level, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(strings.ToUpper(s))); err != nil {
-		return 0, errors.New("log-level: want debug, info, warn or error")
+		return 0, settingError("log-level", fmt.Errorf("want debug, info, warn or error, got %q", s))
 	}
 	return l, nil
 }

@@ -50,14 +50,16 @@ type Gateway struct {
 }
 
 // Start opens and migrates the database, bootstraps the first admin and key,
-// builds the routing snapshot and starts both listeners.
-func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (g *Gateway, err error) {
-	level, err := parseLevel(cfg.LogLevel)
-	if err != nil {
+// builds the routing snapshot and starts both listeners. A start that fails
+// says which setting or step failed, and closes what it had opened.
+func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (_ *Gateway, err error) {
+	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	level, _ := parseLevel(cfg.LogLevel) // checked
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	g = &Gateway{logger: logger, served: make(chan error, 2)}
+	// Not the named result: a failure returns nil, and the cleanup needs g.
+	g := &Gateway{logger: logger, served: make(chan error, 2)}
 	defer func() {
 		if err != nil {
 			g.closeEarly()
@@ -101,7 +103,7 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (g *Gatewa
 		return nil, err
 	}
 	if err := g.followChanges(ctx, origin); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("follow other gateways' changes: %w", err)
 	}
 	g.background.Go(func() { pruneLogs(g.backgroundCtx, g.Store, logger) })
 	g.background.Go(func() { admin.RunBackgroundChecks(g.backgroundCtx) })
@@ -116,23 +118,28 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (g *Gatewa
 // its provider keys are sealed with.
 func (g *Gateway) openStore(ctx context.Context, cfg Config) (string, error) {
 	db, err := models.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
-	if err != nil {
-		return "", err
+	if db != nil {
+		g.db = db // closed by closeEarly, also when it opened but does not answer
 	}
-	g.db = db
+	switch {
+	case err != nil && cfg.DatabaseURL != "":
+		return "", settingError("database-url", err)
+	case err != nil:
+		return "", settingError("data-dir", err)
+	}
 	if err := db.Migrate(ctx); err != nil {
-		return "", err
+		return "", fmt.Errorf("migrate the database: %w", err)
 	}
 	if db.Dialect == models.DialectPostgres && cfg.Secret == "" {
 		g.logger.Warn("GATEWAY_SECRET is unset: provider keys are sealed with a key generated into the data dir; replicas on this database must share one GATEWAY_SECRET")
 	}
 	secret, err := models.LoadOrCreateSecret(cfg.Secret, cfg.DataDir)
 	if err != nil {
-		return "", err
+		return "", settingError("secret", fmt.Errorf("unset, and the one generated into the data dir cannot be used: %w", err))
 	}
 	c, err := models.NewCipher(secret)
 	if err != nil {
-		return "", err
+		return "", settingError("secret", err)
 	}
 	g.Store = models.NewStore(db, c)
 	return secret, nil
@@ -163,10 +170,10 @@ func (g *Gateway) followChanges(ctx context.Context, origin string) error {
 func (g *Gateway) listen(cfg Config, admin http.Handler) error {
 	var err error
 	if g.proxyLn, err = net.Listen("tcp", cfg.ProxyAddr); err != nil {
-		return fmt.Errorf("proxy listener: %w", err)
+		return settingError("proxy-addr", err)
 	}
 	if g.adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
-		return fmt.Errorf("admin listener: %w", err)
+		return settingError("admin-addr", err)
 	}
 	errLog := slog.NewLogLogger(g.logger.Handler(), slog.LevelWarn)
 	// No write timeout on the proxy: streams last as long as the model writes.

@@ -490,7 +490,7 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 	if cfg.MasterKey != "mk-from-env-SECRET" || cfg.DatabaseURL != "postgres://u:PASSWORD@h/db" {
 		t.Fatalf("secret settings from the environment were lost: %+v", cfg)
 	}
-	if over, _ := parseConfig([]string{"--master-key", "mk-flag"}, getenv, io.Discard); over.MasterKey != "mk-flag" {
+	if over, _ := parseConfig([]string{"--master-key", "mk-from-flag"}, getenv, io.Discard); over.MasterKey != "mk-from-flag" {
 		t.Fatalf("the flag did not win over the environment: %q", over.MasterKey)
 	}
 	def, _ := parseConfig(nil, func(string) string { return "" }, io.Discard)

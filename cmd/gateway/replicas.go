@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"sync"
+	"time"
 
 	"gateway/models"
 	"gateway/proxy"
@@ -19,11 +21,18 @@ type announcingReloader struct {
 	origin string
 }
 
+// notifyTimeout bounds the notice to the other gateways.
+const notifyTimeout = 10 * time.Second
+
+// Reload rebuilds the local table and tells the others, whatever became of
+// the rebuild: the change is committed, and a replica that is not told keeps
+// serving the old table. The notice has its own deadline, so that a rebuild
+// that ran out of time does not take the notice with it.
 func (a announcingReloader) Reload(ctx context.Context) error {
-	if err := a.proxy.Reload(ctx); err != nil {
-		return err
-	}
-	return a.db.NotifyChange(ctx, a.origin)
+	rebuilt := a.proxy.Reload(ctx)
+	notifyCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), notifyTimeout)
+	defer cancel()
+	return errors.Join(rebuilt, a.db.NotifyChange(notifyCtx, a.origin))
 }
 
 // newOrigin names this process in change notices.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 
+	"gateway/models"
 	"gateway/models/dbtest"
 )
 
@@ -60,5 +61,54 @@ func TestSecondGatewaySeesChangesPostgres(t *testing.T) {
 	var apiErr *openai.Error
 	if !errors.As(err, &apiErr) || !strings.Contains(apiErr.Message, "no healthy deployments for this model") {
 		t.Fatalf("the second gateway still served a disabled entry: %v", err)
+	}
+}
+
+// TestReplicaHearsOfAChangeTheLocalRebuildMissed: a change is committed
+// before the routing table is rebuilt, so the other replicas must hear of it
+// even when this replica's own rebuild fails (here: its deadline has passed
+// before it starts). The error still says the rebuild failed.
+func TestReplicaHearsOfAChangeTheLocalRebuildMissed(t *testing.T) {
+	dsn := dbtest.PostgresDSN(t)
+	upstream := newFakeOpenAI(t)
+	cfgA, cfgB := testConfig(dsn, t.TempDir()), testConfig(dsn, t.TempDir())
+	cfgA.Secret, cfgB.Secret = "shared-secret", "shared-secret"
+	a, _ := startGateway(t, cfgA)
+	b, _ := startGateway(t, cfgB)
+	key := setupPool(t, a, upstream.URL)
+	client := sdk(b, key)
+	served := func(model string) error {
+		p := chatParams()
+		p.Model = model
+		var err error
+		for start := time.Now(); time.Since(start) < 5*time.Second; time.Sleep(20 * time.Millisecond) {
+			if _, err = client.Chat.Completions.New(context.Background(), p); err == nil {
+				return nil
+			}
+		}
+		return err
+	}
+	if err := served("team-model"); err != nil {
+		t.Fatalf("the second gateway never served the first change: %v", err)
+	}
+
+	// A change committed without a notice, as an admin write is before its rebuild.
+	ctx := context.Background()
+	providers, err := a.Store.ListProviders(ctx)
+	if err != nil || len(providers) != 1 {
+		t.Fatalf("providers: %v %v", providers, err)
+	}
+	d := &models.Deployment{PublicName: "later-model", ProviderID: providers[0].ID, UpstreamModel: "gpt-upstream-2", Enabled: true}
+	if err := a.Store.CreateDeployment(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	late, cancel := context.WithDeadline(ctx, time.Now().Add(-time.Second))
+	defer cancel()
+	err = announcingReloader{proxy: a.proxy, db: a.db, origin: newOrigin()}.Reload(late)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a rebuild past its deadline returned %v, want the deadline's error", err)
+	}
+	if err := served("later-model"); err != nil {
+		t.Fatalf("the second gateway never heard of the change the first could not rebuild for: %v", err)
 	}
 }
