@@ -402,6 +402,10 @@ func TestCommittedStreamFailsInItsProtocol(t *testing.T) {
 			if row.Status != http.StatusOK || row.Attempts != 1 || row.Error == "" {
 				t.Errorf("log row: status %d, attempts %d, error %q", row.Status, row.Attempts, row.Error)
 			}
+			// The upstream never answered: nothing to bill.
+			if row.InputTokens != 0 || row.OutputTokens != 0 || row.CostUSD != 0 || row.UsageEstimated {
+				t.Errorf("log row billed %d in, %d out, %v USD (estimated %v)", row.InputTokens, row.OutputTokens, row.CostUSD, row.UsageEstimated)
+			}
 			failed := 0
 			for _, st := range e.proxy.Stats() {
 				if st.LastError != "" {

@@ -56,7 +56,7 @@ func (rq *routing) streamCall(m *member, c *callPlan) *failure {
 	}
 	rs := &relayedStream{w: rq.w, rc: http.NewResponseController(rq.w), x: rq.x, ad: c.stream(), resp: resp,
 		cancel: cancel, rearm: func() { timer.Reset(streamIdleTimeout) }, firstEventTimeout: firstEvent,
-		keepAlive: s.streamKeepAlive}
+		keepAlive: s.streamKeepAlive, promptTokens: rq.estimate}
 	return s.relayEvents(ctx, r, rs)
 }
 
@@ -90,8 +90,10 @@ type relayedStream struct {
 	// firstEventTimeout is how long the member had to send its first event.
 	firstEventTimeout time.Duration
 	keepAlive         time.Duration // see awaitFirstEvent
+	promptTokens      int           // the request's estimate, for a cut stream's usage
 	committed         bool          // the caller has the stream's headers
 	gotEvent          bool          // the upstream's first event arrived
+	answered          bool          // an upstream event other than an error was relayed
 	deadlineSet       time.Time     // when the write deadline was last renewed
 }
 
@@ -124,6 +126,7 @@ func (s *Server) relayFrom(ctx context.Context, r *http.Request, rs *relayedStre
 	for {
 		rs.rearm()
 		out, evErr := rs.ad.event(ev)
+		rs.answered = rs.answered || evErr == nil
 		if len(out) > 0 {
 			if err := rs.forward(out, s.now(), rs.ad.done() || !events.hasCompleteEvent()); err != nil {
 				return clientGoneFailure()
@@ -220,11 +223,18 @@ func (rs *relayedStream) startCallerStream() {
 	rs.committed = true
 }
 
-// finish accounts the usage the stream reported, sets the cost trailer and
-// lifts the write deadline for the connection's next request.
+// finish accounts the usage the stream reported, or an estimate when it
+// ended before its final usage, sets the cost trailer and lifts the write
+// deadline for the connection's next request. A stream whose upstream never
+// answered (it failed before its first event, or that event was an error)
+// costs nothing, like any failed request.
 func (rs *relayedStream) finish() {
-	if u, ok := rs.ad.usage(); ok {
+	switch u, final := rs.ad.usage(); {
+	case final:
 		rs.x.account(u)
+	case rs.answered:
+		rs.x.account(estimatedUsage(u, rs.ad.outputBytes(), rs.promptTokens))
+		rs.x.row.UsageEstimated = true
 	}
 	rs.w.Header().Set("X-Gateway-Cost-Usd", formatCost(rs.x.row.CostUSD))
 	rs.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // nothing to do if unsupported
@@ -281,26 +291,6 @@ func (s *Server) endStream(ctx context.Context, r *http.Request, rs *relayedStre
 	}
 	// The caller has its answer; the failure is for the member's record.
 	return &failure{err: ae, trigger: countFailure, kind: models.FallbackGeneral}
-}
-
-// fieldIsNotNull is a cheap filter: does a key named like this appear with a
-// value other than null? Inside JSON strings quotes are escaped, so text that
-// merely mentions the key does not match; decoding decides for real.
-func fieldIsNotNull(data []byte, quotedKey string) bool {
-	for {
-		i := bytes.Index(data, []byte(quotedKey))
-		if i < 0 {
-			return false
-		}
-		data = data[i+len(quotedKey):]
-		j := skipSpace(data, 0)
-		if j < len(data) && data[j] == ':' {
-			j = skipSpace(data, j+1)
-			if j < len(data) && data[j] != 'n' {
-				return true
-			}
-		}
-	}
 }
 
 // eventData returns the payload of an event's first data line, which is where
