@@ -520,3 +520,36 @@ func TestSilentBeforeHeadersIsRetried(t *testing.T) {
 		}
 	}
 }
+
+// TestCallerLeavesDuringKeepAlives: a caller that hangs up while the
+// stream is kept alive cancels the upstream request, is logged as 499 and
+// is not counted against the member.
+func TestCallerLeavesDuringKeepAlives(t *testing.T) {
+	e := newEnv(t, proxy.Options{StreamKeepAlive: 50 * time.Millisecond})
+	e.addDeployment(models.Deployment{PublicName: "p", UpstreamModel: "thinks"})
+	e.reload()
+	cancelled := make(chan struct{})
+	e.up.setRespond(func(w http.ResponseWriter, r *http.Request, req upstreamRequest) {
+		startStream(w)
+		select {
+		case <-r.Context().Done():
+			close(cancelled)
+		case <-time.After(10 * time.Second):
+		}
+	})
+	got := streamUntil(t, e, e.key, "/v1/chat/completions", chatBody("p", true), "keep-alive")
+	mustContain(t, "the stream before hanging up", got, ": keep-alive")
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the upstream request was not cancelled when the caller left")
+	}
+	if row := e.waitLogs(1)[0]; row.Status != 499 || row.CostUSD != 0 {
+		t.Errorf("log row: status %d, cost %v", row.Status, row.CostUSD)
+	}
+	for _, st := range e.proxy.Stats() {
+		if st.Requests != 0 || st.LastError != "" {
+			t.Errorf("the caller's leaving was counted against the member: %+v", st)
+		}
+	}
+}
