@@ -80,6 +80,7 @@ type requestLogJSON struct {
 	CacheReadTokens  int64     `json:"cache_read_tokens"`
 	CacheWriteTokens int64     `json:"cache_write_tokens"`
 	CostUSD          float64   `json:"cost_usd"`
+	UsageEstimated   bool      `json:"usage_estimated"`
 	Attempts         int       `json:"attempts"`
 	Fallback         string    `json:"fallback"`
 	Error            string    `json:"error"`

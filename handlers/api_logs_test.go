@@ -100,7 +100,7 @@ func wantLogFields(t *testing.T, ta *testApp, s *models.Store) {
 	row := models.RequestLog{CreatedAt: at, RequestID: "req-1", KeyID: &key, UserID: &user, TeamID: &team,
 		Model: "team-model", DeploymentID: &dep, ProviderID: &prov, ProviderName: "openai-main", UpstreamModel: "gpt-4o",
 		Endpoint: "/v1/chat/completions", Stream: true, Status: 502, LatencyMS: 120, TTFBMS: 40, InputTokens: 12,
-		OutputTokens: 5, CacheReadTokens: 4, CacheWriteTokens: 3, CostUSD: 0.25, Attempts: 2, Fallback: "backup",
+		OutputTokens: 5, CacheReadTokens: 4, CacheWriteTokens: 3, CostUSD: 0.25, UsageEstimated: true, Attempts: 2, Fallback: "backup",
 		Error: "upstream 502: bad gateway"}
 	if err := s.InsertRequestLogs(context.Background(), []models.RequestLog{row}); err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func wantLogFields(t *testing.T, ta *testApp, s *models.Store) {
 		"key_id": 7.0, "user_id": 8.0, "team_id": 9.0, "model": "team-model", "deployment_id": 10.0, "provider_id": 11.0,
 		"provider": "openai-main", "upstream_model": "gpt-4o", "endpoint": "/v1/chat/completions", "stream": true,
 		"status": 502.0, "latency_ms": 120.0, "ttfb_ms": 40.0, "input_tokens": 12.0, "output_tokens": 5.0,
-		"cache_read_tokens": 4.0, "cache_write_tokens": 3.0, "cost_usd": 0.25, "attempts": 2.0, "fallback": "backup",
+		"cache_read_tokens": 4.0, "cache_write_tokens": 3.0, "cost_usd": 0.25, "usage_estimated": true, "attempts": 2.0, "fallback": "backup",
 		"error": "upstream 502: bad gateway"}
 	if c, ok := got["created_at"].(string); ok {
 		if ct, err := time.Parse(time.RFC3339Nano, c); err == nil && ct.Equal(at) {

@@ -150,6 +150,7 @@ func logRow(l *models.RequestLog, keys map[int64]*models.VirtualKey) views.LogRo
 		Latency:       latencyText(float64(l.LatencyMS)),
 		TokensIn:      countText(l.InputTokens),
 		TokensOut:     countText(l.OutputTokens),
+		Estimated:     l.UsageEstimated,
 		Cost:          usdText(l.CostUSD),
 		Attempts:      l.Attempts,
 		Error:         shorten(l.Error, 300),

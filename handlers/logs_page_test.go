@@ -20,7 +20,8 @@ func TestLogsPage(t *testing.T) {
 				Endpoint: "/v1/chat/completions", Status: 200, LatencyMS: 420, InputTokens: 1200, OutputTokens: 34, CostUSD: 0.0034, Attempts: 1},
 			models.RequestLog{CreatedAt: minutesAgo(20), KeyID: &k.ID, Model: "claude", ProviderName: "anthropic", Endpoint: "/v1/messages",
 				Stream: true, Status: 429, Error: "no healthy deployments for this model", Attempts: 3, Fallback: "cheap"},
-			models.RequestLog{CreatedAt: minutesAgo(10), KeyID: &gone, Model: "gpt-4o", ProviderName: "discount", Status: 200, CostUSD: 2},
+			models.RequestLog{CreatedAt: minutesAgo(10), KeyID: &gone, Model: "gpt-4o", ProviderName: "discount", Status: 200, CostUSD: 2,
+				OutputTokens: 7, UsageEstimated: true},
 		)
 		b := ta.browser(t)
 		b.signIn()
@@ -35,6 +36,9 @@ func TestLogsPage(t *testing.T) {
 		}
 		if got := text(rows.Eq(0), "log-key"); got != "deleted key #999" {
 			t.Errorf("newest first: first row key %q", got)
+		}
+		if testid(rows.Eq(0), "log-estimated").Length() != 1 || testid(rows.Eq(2), "log-estimated").Length() != 0 {
+			t.Error("an estimated usage is not marked, or a measured one is")
 		}
 		first := rows.Eq(2)
 		for id, want := range map[string]string{"log-model": "gpt-4o/v1/chat/completions", "log-provider": "openaigpt-4o-2024",

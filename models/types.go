@@ -167,9 +167,13 @@ type RequestLog struct {
 	CacheReadTokens  int64   `gorm:"not null;default:0"`
 	CacheWriteTokens int64   `gorm:"not null;default:0"`
 	CostUSD          float64 `gorm:"not null;default:0"`
-	Attempts         int     `gorm:"not null;default:0"`
-	Fallback         string  `gorm:"size:500;not null;default:''"`
-	Error            string  `gorm:"size:2000;not null;default:''"`
+	// UsageEstimated: the stream ended without the upstream's final usage
+	// (the caller left, the upstream broke off), so the output tokens are
+	// estimated from what reached the caller.
+	UsageEstimated bool   `gorm:"not null;default:false"`
+	Attempts       int    `gorm:"not null;default:0"`
+	Fallback       string `gorm:"size:500;not null;default:''"`
+	Error          string `gorm:"size:2000;not null;default:''"`
 }
 
 // HealthCheck is the last live check of one deployment.

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"gateway/proxy/translate"
 )
 
 // streamAdapter turns the upstream's SSE events into the caller's, one at a
-// time, and keeps what the gateway needs to know: usage and the end.
+// time, and keeps what the gateway needs to know: usage, the output relayed
+// (to bill a stream cut before its usage came) and the end.
 type streamAdapter interface {
 	// event takes one upstream event as received (its lines and the blank
 	// line after them) and returns what the caller gets for it, perhaps
@@ -22,7 +24,13 @@ type streamAdapter interface {
 	complete() bool
 	// fail is the caller's final error event for a stream cut by the gateway.
 	fail(e *apiError) []byte
-	usage() (usage, bool)
+	// usage is the usage so far; final: the upstream's own final count came
+	// (OpenAI's usage chunk, Anthropic's message_delta, a Responses
+	// terminal event).
+	usage() (u usage, final bool)
+	// outputBytes is how much text, reasoning and tool-call arguments went
+	// to the caller so far.
+	outputBytes() int64
 	contentType() string
 }
 
@@ -33,6 +41,7 @@ type openAIPassthrough struct {
 	sawDone    bool // data: [DONE]
 	sawFinish  bool // a choice with a finish_reason
 	u          *usage
+	out        int64 // see outputBytes
 }
 
 func (a *openAIPassthrough) event(raw []byte) ([]byte, error) {
@@ -41,9 +50,10 @@ func (a *openAIPassthrough) event(raw []byte) ([]byte, error) {
 		a.sawDone = true
 		return raw, nil
 	}
-	// Only the last chunk or two carry these; decode just those.
-	if !fieldIsNotNull(data, `"usage"`) && !fieldIsNotNull(data, `"finish_reason"`) {
-		return raw, nil
+	c := scanChatChunk(data)
+	a.out += c.outputBytes
+	if !c.mayEnd {
+		return raw, nil // decode only the last chunk or two
 	}
 	chunk, ok := translate.SummarizeChatChunk(data)
 	if !ok {
@@ -64,6 +74,7 @@ func (a *openAIPassthrough) done() bool              { return a.sawDone }
 func (a *openAIPassthrough) complete() bool          { return a.sawDone || a.sawFinish }
 func (a *openAIPassthrough) fail(e *apiError) []byte { return streamErrorEvent(protoOpenAI, e) }
 func (a *openAIPassthrough) contentType() string     { return "" }
+func (a *openAIPassthrough) outputBytes() int64      { return a.out }
 
 func (a *openAIPassthrough) usage() (usage, bool) {
 	if a.u == nil {
@@ -75,10 +86,10 @@ func (a *openAIPassthrough) usage() (usage, bool) {
 // anthropicPassthrough relays Anthropic events unchanged. Usage comes in two
 // parts: input (and cache) counts in message_start, output in message_delta.
 type anthropicPassthrough struct {
-	in, out  anthropicCounts
-	seen     bool
-	stopped  bool // message_stop
-	upstream error
+	counts  anthropicCounts
+	final   bool // message_delta brought the output count
+	stopped bool // message_stop
+	out     int64
 }
 
 // anthropicCounts is Anthropic's usage object; absent fields stay nil so
@@ -112,16 +123,17 @@ func (a *anthropicPassthrough) event(raw []byte) ([]byte, error) {
 			} `json:"message"`
 		}
 		if json.Unmarshal(eventData(raw), &v) == nil {
-			a.in.merge(v.Message.Usage)
-			a.seen = true
+			a.counts.merge(v.Message.Usage)
 		}
+	case "content_block_delta", "content_block_start":
+		a.out += messagesBlockOutputBytes(eventData(raw))
 	case "message_delta":
 		var v struct {
 			Usage anthropicCounts `json:"usage"`
 		}
 		if json.Unmarshal(eventData(raw), &v) == nil {
-			a.in.merge(v.Usage)
-			a.seen = true
+			a.counts.merge(v.Usage)
+			a.final = true
 		}
 	case "message_stop":
 		a.stopped = true
@@ -136,20 +148,19 @@ func (a *anthropicPassthrough) done() bool              { return a.stopped }
 func (a *anthropicPassthrough) complete() bool          { return a.stopped }
 func (a *anthropicPassthrough) fail(e *apiError) []byte { return streamErrorEvent(protoAnthropic, e) }
 func (a *anthropicPassthrough) contentType() string     { return "" }
+func (a *anthropicPassthrough) outputBytes() int64      { return a.out }
 
 func (a *anthropicPassthrough) usage() (usage, bool) {
-	if !a.seen {
-		return usage{}, false
-	}
 	n := func(p *int64) int64 {
 		if p == nil {
 			return 0
 		}
 		return *p
 	}
-	read, create := n(a.in.CacheRead), n(a.in.CacheCreate)
-	return usage{InputTokens: n(a.in.Input) + read + create, OutputTokens: n(a.in.Output),
-		CacheReadTokens: read, CacheWriteTokens: create}, true
+	c := &a.counts
+	read, create := n(c.CacheRead), n(c.CacheCreate)
+	return usage{InputTokens: n(c.Input) + read + create, OutputTokens: n(c.Output),
+		CacheReadTokens: read, CacheWriteTokens: create}, a.final
 }
 
 // streamConverter is what translate's two stream converters have in common.
@@ -159,12 +170,13 @@ type streamConverter interface {
 	Error(err error) []byte
 	Done() bool
 	Usage() translate.Usage
+	FinalUsage() bool
+	OutputBytes() int64
 }
 
 // translatingStream turns one protocol's events into the other's.
 type translatingStream struct {
-	conv     streamConverter
-	sawUsage bool
+	conv streamConverter
 }
 
 func (t *translatingStream) event(raw []byte) ([]byte, error) {
@@ -172,7 +184,6 @@ func (t *translatingStream) event(raw []byte) ([]byte, error) {
 	if data == nil {
 		return nil, nil // a comment or a ping without data
 	}
-	t.sawUsage = t.sawUsage || bytes.Contains(data, []byte(`"usage"`))
 	out, err := t.conv.Event(eventName(raw), data)
 	var se *translate.StreamError
 	if err != nil && !errors.As(err, &se) {
@@ -185,7 +196,8 @@ func (t *translatingStream) event(raw []byte) ([]byte, error) {
 func (t *translatingStream) done() bool              { return t.conv.Done() }
 func (t *translatingStream) complete() bool          { return t.conv.Done() }
 func (t *translatingStream) fail(e *apiError) []byte { return t.conv.Error(errors.New(e.Message)) }
-func (t *translatingStream) usage() (usage, bool)    { return t.conv.Usage(), t.sawUsage }
+func (t *translatingStream) usage() (usage, bool)    { return t.conv.Usage(), t.conv.FinalUsage() }
+func (t *translatingStream) outputBytes() int64      { return t.conv.OutputBytes() }
 
 func (t *translatingStream) contentType() string { return "text/event-stream" }
 
@@ -214,6 +226,7 @@ func upstreamErrorMessage(data []byte) string {
 type responsesPassthrough struct {
 	u     *usage
 	ended bool
+	out   int64
 }
 
 func (a *responsesPassthrough) event(raw []byte) ([]byte, error) {
@@ -224,6 +237,11 @@ func (a *responsesPassthrough) event(raw []byte) ([]byte, error) {
 		a.ended = true
 		return raw, errors.New(upstreamErrorMessage(eventData(raw)))
 	default:
+		// Every output arrives as a ….delta event: text, refusals,
+		// reasoning, function-call arguments.
+		if strings.HasSuffix(name, ".delta") {
+			a.out += responsesDeltaOutputBytes(eventData(raw))
+		}
 		return raw, nil
 	}
 	a.ended = true
@@ -247,6 +265,7 @@ func (a *responsesPassthrough) done() bool              { return a.ended }
 func (a *responsesPassthrough) complete() bool          { return a.ended }
 func (a *responsesPassthrough) fail(e *apiError) []byte { return streamErrorEvent(protoResponses, e) }
 func (a *responsesPassthrough) contentType() string     { return "" }
+func (a *responsesPassthrough) outputBytes() int64      { return a.out }
 
 func (a *responsesPassthrough) usage() (usage, bool) {
 	if a.u == nil {

@@ -105,10 +105,10 @@ func assertLogRow(t *testing.T, got, want models.RequestLog) {
 		t.Errorf("log row:\n got %+v\nwant %+v", got, want)
 	}
 	if got.InputTokens != want.InputTokens || got.OutputTokens != want.OutputTokens ||
-		got.CacheReadTokens != want.CacheReadTokens || got.CostUSD != want.CostUSD {
-		t.Errorf("log tokens: got in %d out %d cached %d cost %v, want in %d out %d cached %d cost %v",
-			got.InputTokens, got.OutputTokens, got.CacheReadTokens, got.CostUSD,
-			want.InputTokens, want.OutputTokens, want.CacheReadTokens, want.CostUSD)
+		got.CacheReadTokens != want.CacheReadTokens || got.CostUSD != want.CostUSD || got.UsageEstimated != want.UsageEstimated {
+		t.Errorf("log tokens: got in %d out %d cached %d cost %v estimated %v, want in %d out %d cached %d cost %v estimated %v",
+			got.InputTokens, got.OutputTokens, got.CacheReadTokens, got.CostUSD, got.UsageEstimated,
+			want.InputTokens, want.OutputTokens, want.CacheReadTokens, want.CostUSD, want.UsageEstimated)
 	}
 	if got.CreatedAt.IsZero() || got.LatencyMS < 0 || got.KeyID == nil {
 		t.Errorf("log row lacks created_at, latency or key: %+v", got)

@@ -33,6 +33,9 @@ type fakeAnthropic struct {
 	reqs []upstreamRequest
 	// cut, when set, ends streams after their first content delta.
 	cut bool
+	// firstEventDelay, when set, holds a stream's first event back after
+	// its headers, as a reasoning model thinking does.
+	firstEventDelay time.Duration
 }
 
 func newFakeAnthropic(t *testing.T) *fakeAnthropic {
@@ -52,8 +55,11 @@ func (f *fakeAnthropic) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	f.reqs = append(f.reqs, req)
-	cut := f.cut
+	cut, delay := f.cut, f.firstEventDelay
 	f.mu.Unlock()
+	if delay > 0 {
+		w = delayFirstWrite(w, r, delay)
+	}
 	switch {
 	case r.Header.Get("X-Api-Key") != upstreamKey:
 		anthropicError(w, 401, "authentication_error", "invalid x-api-key")
@@ -146,6 +152,18 @@ func (f *fakeAnthropic) stream(w http.ResponseWriter, req upstreamRequest, cut b
 	send("message_stop", `{"type":"message_stop"}`)
 }
 
+func (f *fakeAnthropic) setFirstEventDelay(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.firstEventDelay = d
+}
+
+func (f *fakeAnthropic) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.reqs)
+}
+
 func (f *fakeAnthropic) last(t *testing.T) upstreamRequest {
 	t.Helper()
 	f.mu.Lock()
@@ -204,7 +222,12 @@ func openAIWithTools(w http.ResponseWriter, r *http.Request, req upstreamRequest
 // newProtocolEnv has an openai pool "gpt" and an anthropic pool "claude".
 func newProtocolEnv(t *testing.T) (*env, *fakeAnthropic) {
 	t.Helper()
-	e := newEnv(t, proxy.Options{})
+	return newProtocolEnvWith(t, proxy.Options{})
+}
+
+func newProtocolEnvWith(t *testing.T, opts proxy.Options) (*env, *fakeAnthropic) {
+	t.Helper()
+	e := newEnv(t, opts)
 	an := newFakeAnthropic(t)
 	anID := e.addProvider("anthropic-main", models.APITypeAnthropic, an.URL)
 	e.addDeployment(models.Deployment{PublicName: "gpt", UpstreamModel: "gpt-up", InputPrice: 1, OutputPrice: 2})

@@ -39,6 +39,14 @@ type Options struct {
 	DefaultCooldown time.Duration
 	// Metrics, when set, receives the proxy's Prometheus series.
 	Metrics prometheus.Registerer
+	// StreamHeaderTimeout is how long a stream's response headers may take
+	// before the member counts as failed; 0 → 15 s (design, "Limits and
+	// timeouts"). An entry's shorter timeout_seconds wins.
+	StreamHeaderTimeout time.Duration
+	// StreamKeepAlive is how long a stream may wait for its first event
+	// before it is committed to the caller, and how often a keep-alive then
+	// goes out until that event; 0 → 10 s.
+	StreamKeepAlive time.Duration
 	// Now and Sleep are the clock; tests inject one so that cooldowns and
 	// backoffs need no real waiting. nil → the real clock.
 	Now   func() time.Time
@@ -68,7 +76,9 @@ type Server struct {
 	now          func() time.Time
 	sleep        func(ctx context.Context, d time.Duration) error
 
-	defaultCooldown time.Duration
+	defaultCooldown     time.Duration
+	streamHeaderTimeout time.Duration
+	streamKeepAlive     time.Duration
 
 	reloadMu   sync.Mutex
 	transports map[int64]*cachedTransport // by provider id; guarded by reloadMu
@@ -94,7 +104,9 @@ func New(store *models.Store, opts Options) *Server {
 		sleep:      opts.Sleep,
 		transports: make(map[int64]*cachedTransport),
 
-		defaultCooldown: cmpOr(opts.DefaultCooldown, defaultCooldown),
+		defaultCooldown:     cmpOr(opts.DefaultCooldown, defaultCooldown),
+		streamHeaderTimeout: cmpOr(opts.StreamHeaderTimeout, defaultStreamHeaderTimeout),
+		streamKeepAlive:     cmpOr(opts.StreamKeepAlive, defaultStreamKeepAlive),
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -17,17 +17,24 @@ import (
 )
 
 // streamCall makes a streaming call and relays the answer event by event.
-// Until the upstream's first event is relayed nothing reaches the caller, so
-// an error answer is still the router's to retry.
+// Until the stream is committed to the caller (its first event, or the first
+// keep-alive, went out) nothing reaches the caller, so an error answer is
+// still the router's to retry.
+//
+// The entry's timeout_seconds bounds the whole wait for the first event,
+// counted from the request's sending (default 10 min); the response headers
+// are due within 15 s, or timeout_seconds when that is shorter.
 func (rq *routing) streamCall(m *member, c *callPlan) *failure {
 	s, r := rq.s, rq.r
 	s.enableFullDuplex(rq.w)
-	timeout := cmp.Or(m.timeout, defaultStreamHeaderTimeout)
+	firstEvent := cmp.Or(m.timeout, defaultFirstEventTimeout)
+	headers := min(s.streamHeaderTimeout, firstEvent)
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	// One timer guards the whole stream: first the wait for the response
-	// headers and the first event, then the silence between two events.
-	timer := time.AfterFunc(timeout, func() { cancel(errUpstreamTimeout) })
+	// headers, then for the first event, then the silence between two events.
+	sent := time.Now()
+	timer := time.AfterFunc(headers, func() { cancel(errUpstreamTimeout) })
 	defer timer.Stop()
 	resp, err := s.send(ctx, r, m.provider, c)
 	if err == nil && !timer.Stop() {
@@ -35,21 +42,22 @@ func (rq *routing) streamCall(m *member, c *callPlan) *failure {
 		err = context.Cause(ctx)
 	}
 	if err != nil {
-		return callFailure(ctx, r.Context(), m.provider, err, timeout)
+		return callFailure(ctx, r.Context(), m.provider, err, headers)
 	}
 	defer resp.Body.Close()
-	timer.Reset(timeout) // the first event is due as soon as the headers were
+	timer.Reset(firstEvent - time.Since(sent))
 	if resp.StatusCode/100 != 2 || !isEventStream(resp.Header.Get("Content-Type")) {
 		// An error (or a provider that ignored stream: true) comes as one body.
 		a, err := readAnswer(resp)
 		if err != nil {
-			return callFailure(ctx, r.Context(), m.provider, err, streamIdleTimeout)
+			return callFailure(ctx, r.Context(), m.provider, err, firstEvent)
 		}
 		return rq.deliver(a, c)
 	}
-	rs := &relayedStream{w: rq.w, rc: http.NewResponseController(rq.w), x: rq.x, ad: c.stream(),
-		rearm: func() { timer.Reset(streamIdleTimeout) }, firstEventTimeout: timeout}
-	return s.relayEvents(ctx, r, rs, resp)
+	rs := &relayedStream{w: rq.w, rc: http.NewResponseController(rq.w), x: rq.x, ad: c.stream(), resp: resp,
+		cancel: cancel, rearm: func() { timer.Reset(streamIdleTimeout) }, firstEventTimeout: firstEvent,
+		keepAlive: s.streamKeepAlive, promptTokens: rq.estimate}
+	return s.relayEvents(ctx, r, rs)
 }
 
 // enableFullDuplex lets a stream be written while the server still considers
@@ -72,35 +80,53 @@ func isEventStream(contentType string) bool {
 
 // relayedStream is the state of one stream being relayed.
 type relayedStream struct {
-	w     http.ResponseWriter
-	rc    *http.ResponseController
-	x     *exchange
-	ad    streamAdapter
-	rearm func() // restarts the idle timer
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	x      *exchange
+	ad     streamAdapter
+	resp   *http.Response
+	cancel context.CancelCauseFunc // ends the upstream request
+	rearm  func()                  // restarts the idle timer
 	// firstEventTimeout is how long the member had to send its first event.
 	firstEventTimeout time.Duration
-	deadlineSet       time.Time // when the write deadline was last renewed
+	keepAlive         time.Duration // see awaitFirstEvent
+	promptTokens      int           // the request's estimate, for a cut stream's usage
+	committed         bool          // the caller has the stream's headers
+	gotEvent          bool          // the upstream's first event arrived
+	answered          bool          // an upstream event other than an error was relayed
+	deadlineSet       time.Time     // when the write deadline was last renewed
 }
 
 // relayEvents forwards each event as it arrives, with a flush after each, and
 // ends the caller's stream with an error event if the upstream breaks off.
-// The caller gets nothing until the upstream's first event is here: until
-// then a silent or broken member is still the router's to retry.
-func (s *Server) relayEvents(ctx context.Context, r *http.Request, rs *relayedStream, resp *http.Response) *failure {
-	events := s.eventReaders.get(resp.Body)
+// Until the stream is committed (see awaitFirstEvent) a silent or broken
+// member is still the router's to retry.
+func (s *Server) relayEvents(ctx context.Context, r *http.Request, rs *relayedStream) *failure {
+	events := s.eventReaders.get(rs.resp.Body)
 	defer s.eventReaders.put(events)
-	ev, err := events.next()
-	if err != nil {
-		return callFailure(ctx, r.Context(), rs.x.member.provider, fmt.Errorf("before the first event: %w", err), rs.firstEventTimeout)
+	ev, err := s.awaitFirstEvent(rs, events)
+	if !rs.committed {
+		if err != nil {
+			return callFailure(ctx, r.Context(), rs.x.member.provider, fmt.Errorf("before the first event: %w", err), rs.firstEventTimeout)
+		}
+		if f := firstEventFailure(ev); f != nil {
+			return f
+		}
+		rs.startCallerStream()
 	}
-	if f := firstEventFailure(ev); f != nil {
-		return f
-	}
-	rs.startCallerStream(resp)
 	defer rs.finish()
+	if err != nil {
+		return s.endStream(ctx, r, rs, err)
+	}
+	return s.relayFrom(ctx, r, rs, events, ev)
+}
+
+// relayFrom relays the stream from its event ev on.
+func (s *Server) relayFrom(ctx context.Context, r *http.Request, rs *relayedStream, events *eventReader, ev []byte) *failure {
 	for {
 		rs.rearm()
 		out, evErr := rs.ad.event(ev)
+		rs.answered = rs.answered || evErr == nil
 		if len(out) > 0 {
 			if err := rs.forward(out, s.now(), rs.ad.done() || !events.hasCompleteEvent()); err != nil {
 				return clientGoneFailure()
@@ -116,10 +142,59 @@ func (s *Server) relayEvents(ctx context.Context, r *http.Request, rs *relayedSt
 			// Nothing follows the end; the caller may already be closing.
 			return nil
 		}
+		var err error
 		if ev, err = events.next(); err != nil {
 			return s.endStream(ctx, r, rs, err)
 		}
 	}
+}
+
+// awaitFirstEvent reads the upstream's first event. A reasoning model may
+// think for minutes before it: after rs.keepAlive without one, the stream
+// is committed to the caller (its headers go out, nothing is retried from
+// then on) and a keep-alive follows every rs.keepAlive, so that nothing in
+// front of the gateway cuts the idle connection.
+//
+// Only this goroutine writes to the caller. A response body has no read
+// deadline, and a timer writing keep-alives itself would race with the
+// first event's write, so the first event is read by a goroutine of its
+// own that ends with that one read, while this one waits for it or for the
+// next keep-alive. Every way out waits for the read to end (the first
+// event's deadline, the caller's leaving and a failed keep-alive all cancel
+// the upstream request, which ends the read), so that the reader is this
+// goroutine's alone again afterwards. From the second event on the stream is
+// read here directly.
+func (s *Server) awaitFirstEvent(rs *relayedStream, events *eventReader) ([]byte, error) {
+	go events.readFirst()
+	tick := events.keepAliveTimer(rs.keepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-events.firstRead:
+			rs.gotEvent = err == nil
+			return events.first, err
+		case <-tick.C:
+			if !rs.committed {
+				rs.startCallerStream()
+			}
+			if err := rs.forward(keepAliveEvent(rs.x.proto), s.now(), true); err != nil {
+				rs.cancel(errClientGone)
+				<-events.firstRead
+				return nil, errClientGone
+			}
+			tick.Reset(rs.keepAlive)
+		}
+	}
+}
+
+// keepAliveEvent is what keeps a caller's stream alive in its protocol, and
+// what its SDKs skip: a comment line for OpenAI's two APIs, a ping event,
+// as Anthropic sends them itself, for Anthropic callers.
+func keepAliveEvent(caller protocol) []byte {
+	if caller == protoAnthropic {
+		return []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n")
+	}
+	return []byte(": keep-alive\n\n")
 }
 
 // firstEventFailure: an Anthropic upstream may answer 200 and then, as its
@@ -136,22 +211,30 @@ func firstEventFailure(ev []byte) *failure {
 
 // startCallerStream sends the caller the stream's headers: from here on the
 // request is committed. The cost is only known at the end: it comes as a trailer.
-func (rs *relayedStream) startCallerStream(resp *http.Response) {
+func (rs *relayedStream) startCallerStream() {
 	h := rs.w.Header()
 	rs.x.setGatewayHeaders(h)
-	h.Set("Content-Type", cmpStr(rs.ad.contentType(), resp.Header.Get("Content-Type")))
+	h.Set("Content-Type", cmpStr(rs.ad.contentType(), rs.resp.Header.Get("Content-Type")))
 	h["Cache-Control"] = valueNoCache
 	h["X-Accel-Buffering"] = valueNo // a reverse proxy in front must not buffer either
 	h["Trailer"] = valueCostHeader
-	rs.w.WriteHeader(resp.StatusCode)
-	rs.x.row.Status = resp.StatusCode
+	rs.w.WriteHeader(rs.resp.StatusCode)
+	rs.x.row.Status = rs.resp.StatusCode
+	rs.committed = true
 }
 
-// finish accounts the usage the stream reported, sets the cost trailer and
-// lifts the write deadline for the connection's next request.
+// finish accounts the usage the stream reported, or an estimate when it
+// ended before its final usage, sets the cost trailer and lifts the write
+// deadline for the connection's next request. A stream whose upstream never
+// answered (it failed before its first event, or that event was an error)
+// costs nothing, like any failed request.
 func (rs *relayedStream) finish() {
-	if u, ok := rs.ad.usage(); ok {
+	switch u, final := rs.ad.usage(); {
+	case final:
 		rs.x.account(u)
+	case rs.answered:
+		rs.x.account(estimatedUsage(u, rs.ad.outputBytes(), rs.promptTokens))
+		rs.x.row.UsageEstimated = true
 	}
 	rs.w.Header().Set("X-Gateway-Cost-Usd", formatCost(rs.x.row.CostUSD))
 	rs.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // nothing to do if unsupported
@@ -190,10 +273,12 @@ func (s *Server) endStream(ctx context.Context, r *http.Request, rs *relayedStre
 	if errors.Is(err, io.EOF) && rs.ad.complete() {
 		return nil
 	}
-	if r.Context().Err() != nil {
+	if errors.Is(err, errClientGone) || r.Context().Err() != nil {
 		return clientGoneFailure()
 	}
 	switch {
+	case errors.Is(context.Cause(ctx), errUpstreamTimeout) && !rs.gotEvent:
+		err = fmt.Errorf("no first event within %s", rs.firstEventTimeout)
 	case errors.Is(context.Cause(ctx), errUpstreamTimeout):
 		err = fmt.Errorf("no event for %s", streamIdleTimeout)
 	case errors.Is(err, io.EOF):
@@ -206,26 +291,6 @@ func (s *Server) endStream(ctx context.Context, r *http.Request, rs *relayedStre
 	}
 	// The caller has its answer; the failure is for the member's record.
 	return &failure{err: ae, trigger: countFailure, kind: models.FallbackGeneral}
-}
-
-// fieldIsNotNull is a cheap filter: does a key named like this appear with a
-// value other than null? Inside JSON strings quotes are escaped, so text that
-// merely mentions the key does not match; decoding decides for real.
-func fieldIsNotNull(data []byte, quotedKey string) bool {
-	for {
-		i := bytes.Index(data, []byte(quotedKey))
-		if i < 0 {
-			return false
-		}
-		data = data[i+len(quotedKey):]
-		j := skipSpace(data, 0)
-		if j < len(data) && data[j] == ':' {
-			j = skipSpace(data, j+1)
-			if j < len(data) && data[j] != 'n' {
-				return true
-			}
-		}
-	}
 }
 
 // eventData returns the payload of an event's first data line, which is where
@@ -246,10 +311,34 @@ func eventData(ev []byte) []byte {
 type eventReader struct {
 	br  *bufio.Reader
 	buf []byte // reused between events
+	// The first event is read in a goroutine of its own (see
+	// awaitFirstEvent): its outcome, and the keep-alive timer, are kept with
+	// the reader, so that a recycled reader's stream allocates neither.
+	first     []byte
+	firstRead chan error
+	keepAlive *time.Timer
 }
 
 func newEventReader(r io.Reader) *eventReader {
-	return &eventReader{br: bufio.NewReaderSize(r, 32<<10)}
+	return &eventReader{br: bufio.NewReaderSize(r, 32<<10), firstRead: make(chan error, 1)}
+}
+
+// readFirst reads the next event into er.first and sends the read's error
+// on er.firstRead.
+func (er *eventReader) readFirst() {
+	ev, err := er.next()
+	er.first = ev
+	er.firstRead <- err
+}
+
+// keepAliveTimer returns the reader's timer, stopped before, now set to d.
+func (er *eventReader) keepAliveTimer(d time.Duration) *time.Timer {
+	if er.keepAlive == nil {
+		er.keepAlive = time.NewTimer(d)
+	} else {
+		er.keepAlive.Reset(d)
+	}
+	return er.keepAlive
 }
 
 // eventReaders recycles event readers: their 32 KiB buffer was the largest
@@ -272,7 +361,7 @@ func (p *eventReaders) put(er *eventReader) {
 		return
 	}
 	er.br.Reset(nil)
-	er.buf = er.buf[:0]
+	er.buf, er.first = er.buf[:0], nil
 	p.pool.Put(er)
 }
 

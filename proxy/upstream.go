@@ -14,11 +14,19 @@ import (
 	"gateway/models"
 )
 
-// Default upstream timeouts (design, "Limits and timeouts"); a member's own
-// timeout_seconds replaces them.
+// Default upstream timeouts (design, "Limits and timeouts"). A member's own
+// timeout_seconds replaces the request's and the first event's, which count
+// from the request's sending, and shortens the headers' when it is shorter.
 const (
 	defaultStreamHeaderTimeout = 15 * time.Second // no response headers yet: give up on the member
 	defaultRequestTimeout      = 10 * time.Minute // a whole non-streaming exchange
+	// defaultFirstEventTimeout: reasoning models may think for minutes
+	// before a stream's first event.
+	defaultFirstEventTimeout = 10 * time.Minute
+	// defaultStreamKeepAlive: a stream without its first event for this long
+	// is committed to the caller, and kept alive this often, so that no load
+	// balancer in front cuts the idle connection.
+	defaultStreamKeepAlive = 10 * time.Second
 	// streamIdleTimeout ends a stream whose upstream went silent; as long as
 	// the longest exchange the gateway waits for, because reasoning models may
 	// think for minutes between two events.

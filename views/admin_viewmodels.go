@@ -247,9 +247,12 @@ type LogRow struct {
 	Latency       string
 	TokensIn      string
 	TokensOut     string
-	Cost          string
-	Attempts      int
-	Error         string
+	// Estimated: the stream was cut before its usage came, so the output
+	// tokens (and the cost) are estimated from what reached the caller.
+	Estimated bool
+	Cost      string
+	Attempts  int
+	Error     string
 }
 
 // DashboardPage is the dashboard: the counts, usage over a time window with

@@ -215,6 +215,19 @@ type chatDelta struct {
 	ToolCalls        []chatToolDelta `json:"tool_calls,omitempty"`
 }
 
+// outputBytes is how much output the delta carries: its text, reasoning
+// and tool-call arguments.
+func (d *chatDelta) outputBytes() int64 {
+	n := len(d.ReasoningContent)
+	if d.Content != nil {
+		n += len(*d.Content)
+	}
+	for i := range d.ToolCalls {
+		n += len(d.ToolCalls[i].Function.Arguments)
+	}
+	return int64(n)
+}
+
 type chatToolDelta struct {
 	Index    int               `json:"index"`
 	ID       string            `json:"id,omitempty"`

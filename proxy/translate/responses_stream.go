@@ -19,7 +19,8 @@ type responsesStream struct {
 	seq       int64
 	started   bool
 	items     []*streamItem
-	general   bool // tests set it: encoding/json for every event, to compare the fast paths with
+	outBytes  int64 // text, reasoning and arguments written so far
+	general   bool  // tests set it: encoding/json for every event, to compare the fast paths with
 }
 
 type itemKind uint8
@@ -128,6 +129,7 @@ func (r *responsesStream) write(out []byte, it *streamItem, refusal bool, text s
 	}
 	ci := len(it.parts) - 1
 	it.parts[ci].text.WriteString(text)
+	r.outBytes += int64(len(text))
 	if refusal {
 		ev := refusalDeltaEvent{r.next("response.refusal.delta"), it.id, it.index, ci, text}
 		if r.general {
@@ -166,6 +168,7 @@ func (r *responsesStream) think(out []byte, it *streamItem, text string) []byte 
 			summaryPart{Type: "summary_text"}})
 	}
 	it.summary.WriteString(text)
+	r.outBytes += int64(len(text))
 	ev := summaryDeltaEvent{r.next("response.reasoning_summary_text.delta"), it.id, it.index, 0, text}
 	if r.general {
 		return appendResponsesEvent(out, ev)
@@ -175,6 +178,7 @@ func (r *responsesStream) think(out []byte, it *streamItem, text string) []byte 
 
 func (r *responsesStream) argue(out []byte, it *streamItem, delta string) []byte {
 	it.args.WriteString(delta)
+	r.outBytes += int64(len(delta))
 	ev := argumentsDeltaEvent{r.next("response.function_call_arguments.delta"), it.id, it.index, delta}
 	if r.general {
 		return appendResponsesEvent(out, ev)

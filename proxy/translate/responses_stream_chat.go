@@ -32,6 +32,7 @@ type ChatToResponsesStream struct {
 	calls           map[int]*chatCall // by OpenAI tool_calls index
 	finish          string
 	usage           Usage
+	finalUsage      bool // the usage chunk arrived
 	reasoningTokens int64
 	reader          jsonReader // the fast path's, kept for its buffer
 	chunk           fastChunk  // the fast path's chunk, kept so that it need not be allocated
@@ -77,7 +78,7 @@ func (s *ChatToResponsesStream) Event(name string, data []byte) ([]byte, error) 
 				out, err = s.choice(out, &c.choice)
 			}
 			if c.hasUsage {
-				s.usage, s.reasoningTokens = c.usage.usage(), c.usage.reasoning
+				s.usage, s.reasoningTokens, s.finalUsage = c.usage.usage(), c.usage.reasoning, true
 			}
 			return out, err
 		}
@@ -101,7 +102,7 @@ func (s *ChatToResponsesStream) Event(name string, data []byte) ([]byte, error) 
 		}
 	}
 	if c.Usage != nil {
-		s.usage, s.reasoningTokens = c.Usage.usage(), c.Usage.reasoningTokens()
+		s.usage, s.reasoningTokens, s.finalUsage = c.Usage.usage(), c.Usage.reasoningTokens(), true
 	}
 	return out, err
 }
@@ -112,6 +113,14 @@ func (s *ChatToResponsesStream) Done() bool { return s.done }
 
 // Usage is the usage seen so far (see Usage for its meaning).
 func (s *ChatToResponsesStream) Usage() Usage { return s.usage }
+
+// FinalUsage reports whether the upstream's usage chunk arrived: without
+// it, Usage is zero.
+func (s *ChatToResponsesStream) FinalUsage() bool { return s.finalUsage }
+
+// OutputBytes is how many bytes of text, reasoning and function-call
+// arguments were written for the caller so far.
+func (s *ChatToResponsesStream) OutputBytes() int64 { return s.out.outBytes }
 
 // Finish ends the stream as a well-formed Responses stream: the open items
 // done, then response.completed (or response.incomplete) with the whole

@@ -33,6 +33,7 @@ type MessagesToResponsesStream struct {
 	message    *streamItem // the open message item text blocks add to
 	stopReason string
 	usage      anthropicUsage
+	finalUsage bool        // message_delta brought the output usage
 	reader     jsonReader  // the fast path's, kept for its buffer
 	delta      signedDelta // the fast path's event, kept so that it need not be allocated
 }
@@ -109,6 +110,15 @@ func (s *MessagesToResponsesStream) Done() bool { return s.done }
 
 // Usage is the usage seen so far (see Usage for its meaning).
 func (s *MessagesToResponsesStream) Usage() Usage { return s.usage.usage() }
+
+// FinalUsage reports whether message_delta brought the output usage:
+// without it, Usage has only message_start's input counts (and its
+// placeholder output count).
+func (s *MessagesToResponsesStream) FinalUsage() bool { return s.finalUsage }
+
+// OutputBytes is how many bytes of text, thinking and function-call
+// arguments were written for the caller so far.
+func (s *MessagesToResponsesStream) OutputBytes() int64 { return s.out.outBytes }
 
 // Finish ends the stream as a well-formed Responses stream: the open items
 // done, then response.completed (or response.incomplete) with the whole
@@ -253,6 +263,7 @@ func (s *MessagesToResponsesStream) messageDelta(ev *anthropicEvent, d *signedDe
 		s.stopReason = d.StopReason
 	}
 	if u := ev.Usage; u != nil {
+		s.finalUsage = true
 		setIf(&s.usage.InputTokens, u.InputTokens)
 		setIf(&s.usage.CacheCreationInputTokens, u.CacheCreationInputTokens)
 		setIf(&s.usage.CacheReadInputTokens, u.CacheReadInputTokens)

@@ -38,6 +38,8 @@ type ChatToMessagesStream struct {
 	calledTools bool
 	refused     bool
 	usage       Usage
+	finalUsage  bool  // the usage chunk arrived
+	outBytes    int64 // text and tool arguments written to the caller
 
 	reader  jsonReader // the fast path's, kept for its buffer
 	chunk   fastChunk  // the fast path's chunk, kept so that it need not be allocated
@@ -78,7 +80,7 @@ func (s *ChatToMessagesStream) Event(name string, data []byte) ([]byte, error) {
 				out, err = s.choice(out, &choice)
 			}
 			if c.hasUsage {
-				s.usage = c.usage.usage()
+				s.usage, s.finalUsage = c.usage.usage(), true
 			}
 			return out, err
 		}
@@ -102,7 +104,7 @@ func (s *ChatToMessagesStream) Event(name string, data []byte) ([]byte, error) {
 		}
 	}
 	if c.Usage != nil {
-		s.usage = c.Usage.usage()
+		s.usage, s.finalUsage = c.Usage.usage(), true
 	}
 	return out, err
 }
@@ -113,6 +115,14 @@ func (s *ChatToMessagesStream) Done() bool { return s.done }
 
 // Usage is the usage seen so far (see Usage for its meaning).
 func (s *ChatToMessagesStream) Usage() Usage { return s.usage }
+
+// FinalUsage reports whether the upstream's usage chunk arrived: without
+// it, Usage is zero.
+func (s *ChatToMessagesStream) FinalUsage() bool { return s.finalUsage }
+
+// OutputBytes is how many bytes of text and tool-call arguments were
+// written for the caller so far (reasoning is dropped, not written).
+func (s *ChatToMessagesStream) OutputBytes() int64 { return s.outBytes }
 
 // Finish ends the stream as a well-formed Anthropic stream: content_block_stop
 // for an open block, message_delta with the stop reason and the usage, and
@@ -219,6 +229,7 @@ func (s *ChatToMessagesStream) write(out []byte, text string) []byte {
 // written by hand (see fastevents_out.go); the event is built as a value
 // only on the general path, where it escapes to encoding/json.
 func (s *ChatToMessagesStream) appendDelta(out []byte, typ, text string) []byte {
+	s.outBytes += int64(len(text))
 	if !s.general {
 		return appendBlockDelta(out, s.openIndex, typ, text)
 	}

@@ -35,6 +35,8 @@ type MessagesToChatStream struct {
 	toolCalls    int // tool calls started so far: the OpenAI index of the next
 	stopReason   string
 	usage        anthropicUsage
+	finalUsage   bool  // message_delta brought the output usage
+	outBytes     int64 // text, reasoning and tool arguments written to the caller
 
 	reader  jsonReader  // the fast path's, kept for its buffer
 	delta   signedDelta // the fast path's event, kept so that it need not be allocated
@@ -130,6 +132,15 @@ func (s *MessagesToChatStream) Done() bool { return s.done }
 // Usage is the usage seen so far (see Usage for its meaning).
 func (s *MessagesToChatStream) Usage() Usage { return s.usage.usage() }
 
+// FinalUsage reports whether message_delta brought the output usage:
+// without it, Usage has only message_start's input counts (and its
+// placeholder output count).
+func (s *MessagesToChatStream) FinalUsage() bool { return s.finalUsage }
+
+// OutputBytes is how many bytes of text, reasoning and tool-call arguments
+// were written for the caller so far.
+func (s *MessagesToChatStream) OutputBytes() int64 { return s.outBytes }
+
 // Finish ends the stream as a well-formed OpenAI stream: a last chunk with
 // the finish_reason, the usage chunk (empty choices) when the caller asked
 // for it, and data: [DONE]. message_stop calls it; call it yourself only for
@@ -198,6 +209,7 @@ func (s *MessagesToChatStream) start() []byte {
 // chunk writes a chunk with choice 0's delta and finish_reason. It is
 // written by hand (see fastevents_out.go), as the usage chunk is.
 func (s *MessagesToChatStream) chunk(dst []byte, delta chatDelta, finish string) []byte {
+	s.outBytes += delta.outputBytes()
 	if !s.general {
 		return appendFastChunk(dst, s.chunkHead(), &delta, finish)
 	}
@@ -322,6 +334,7 @@ func (s *MessagesToChatStream) messageDelta(ev *anthropicEvent) {
 		s.stopReason = ev.Delta.StopReason
 	}
 	if u := ev.Usage; u != nil {
+		s.finalUsage = true
 		setIf(&s.usage.InputTokens, u.InputTokens)
 		setIf(&s.usage.CacheCreationInputTokens, u.CacheCreationInputTokens)
 		setIf(&s.usage.CacheReadInputTokens, u.CacheReadInputTokens)
