@@ -29,12 +29,13 @@ type logPump struct {
 	seg       *spool.Segment[models.LogEntry] // the oldest segment, being written
 	segOffset int                             // its entries done with
 
-	retry   *time.Timer
-	retryC  <-chan time.Time // set while waiting to try again
-	backoff time.Duration
-	down    bool // the last write failed
-	downLog time.Time
-	due     bool // a tick passed: write memory even if short of a batch
+	retry     *time.Timer
+	retryC    <-chan time.Time // set while waiting to try again
+	backoff   time.Duration
+	down      bool // the last write failed
+	downSince time.Time
+	downLog   time.Time
+	due       bool // a tick passed: write memory even if short of a batch
 
 	spoolErrLog time.Time
 }
@@ -213,8 +214,17 @@ func (p *logPump) segmentWritten() {
 }
 
 // failed notes a write that did not happen and waits before the next try.
+// Once the database has failed for spillAfter, memory goes to the spool:
+// a process killed during a long outage then loses only what came since
+// the spool's last sync, not all that memory held.
 func (p *logPump) failed(err error) {
 	now := time.Now()
+	if !p.down {
+		p.downSince = now
+	}
+	if p.spool != nil && len(p.mem) > 0 && now.Sub(p.downSince) >= p.w.spillAfter {
+		p.spill()
+	}
 	if !p.down || now.Sub(p.downLog) > 30*time.Second {
 		where := "in memory and then in the spool"
 		if p.spool == nil {
@@ -286,6 +296,22 @@ func (p *logPump) shutdown(ctx context.Context) error {
 		p.spool.Close() //nolint:errcheck // persist synced what it holds
 	}
 	return err
+}
+
+// spill puts memory in front of the spool, where it belongs in order. The
+// inserter is idle: its failed job's entries are among them, and the spool
+// writes them with once.
+func (p *logPump) spill() {
+	if err := p.spool.Prepend(p.mem); err != nil {
+		if time.Since(p.spoolErrLog) > 10*time.Second {
+			p.spoolErrLog = time.Now()
+			p.w.log.Error("moving request logs from memory to the spool failed; they stay in memory", "err", err)
+		}
+		return
+	}
+	p.popMem(len(p.mem))
+	p.uncertain = 0
+	p.w.spooled.Store(int64(p.spool.Len()))
 }
 
 // persist puts memory in front of the spool, where it belongs in order, and

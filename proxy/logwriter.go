@@ -59,6 +59,7 @@ type logWriter struct {
 
 	batchSize     int
 	memLimit      int           // rows waiting in memory before the spool takes them
+	spillAfter    time.Duration // of failed writes, after which memory goes to the spool
 	flushInterval time.Duration // a batch smaller than batchSize waits at most this
 	backoffMin    time.Duration // after a failed write, doubling up to backoffMax
 	backoffMax    time.Duration
@@ -72,7 +73,7 @@ func newLogWriter(store logInserter, logger *slog.Logger, queueSize int, spoolDi
 		queue:  make(chan models.LogEntry, queueSize),
 		attach: make(chan *spool.Spool[models.LogEntry]), closing: make(chan context.Context),
 		done: make(chan struct{}), ctx: ctx, cancel: cancel,
-		batchSize: 200, memLimit: queueSize, flushInterval: 200 * time.Millisecond,
+		batchSize: 200, memLimit: queueSize, spillAfter: time.Second, flushInterval: 200 * time.Millisecond,
 		backoffMin: 100 * time.Millisecond, backoffMax: 2 * time.Second, insertTimeout: 10 * time.Second,
 	}
 }

@@ -195,6 +195,41 @@ func TestLogWriterKeepsRowsThroughAnOutage(t *testing.T) {
 	}
 }
 
+// TestLogWriterSpillsMemoryInALongOutage: once the database has failed for
+// a while, what memory holds goes to the spool and is synced, so a process
+// killed then (nothing closes it) loses none of it.
+func TestLogWriterSpillsMemoryInALongOutage(t *testing.T) {
+	link, dsn := dbtest.NewLink(t, dbtest.PostgresDSN(t))
+	dir := filepath.Join(t.TempDir(), "spool")
+	e := newWriterEnv(t, dsn, dir, func(w *logWriter) { w.spillAfter = 100 * time.Millisecond })
+	link.Cut()
+	for i := range 50 {
+		e.w.enqueueRow(e.row(i, 1))
+	}
+	waitFor(t, "memory to reach the spool", func() bool { return e.w.inMemory.Load() == 0 && e.w.spooled.Load() == 50 })
+	waitFor(t, "the spool on disk", func() bool { return spooledLines(t, dir) == 50 })
+	link.Restore()
+	e.waitStored(50)
+	closeWriter(t, e.w)
+	e.checkAll(50, 50)
+}
+
+// spooledLines counts the rows in the spool's files as another process
+// would find them.
+func spooledLines(t *testing.T, dir string) int {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += strings.Count(string(b), "\n")
+	}
+	return n
+}
+
 // TestLogWriterSpoolsAtShutdown: a writer closed while the database is down
 // puts what it holds in the spool at once; the next start writes it before
 // anything else, so that budgets read after include its spend.

@@ -197,8 +197,8 @@ func TestRequestLogsSurviveAMinuteWithoutTheDatabase(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	link.Cut()
 	time.Sleep(30 * time.Second)
-	if n := metricValue(t, g, "gateway_log_queue_depth"); n < 100 {
-		t.Errorf("30 s into the outage gateway_log_queue_depth is %v, want the rows waiting", n)
+	if n := metricValue(t, g, "gateway_log_spooled_rows"); n < 100 {
+		t.Errorf("30 s into the outage gateway_log_spooled_rows is %v, want the rows waiting there", n)
 	}
 	time.Sleep(30 * time.Second)
 	link.Restore()
