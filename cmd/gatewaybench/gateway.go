@@ -121,21 +121,15 @@ func (g *gatewayUnderTest) waitLogged(ctx context.Context, sent int64, timeout t
 	}
 }
 
-// shares is the fraction of each pool member's requests in its pool, by
+// served is how many requests each pool member answered, by pool and
 // provider name.
-func (g *gatewayUnderTest) shares() map[string]map[string]float64 {
-	totals := map[string]int64{}
-	for _, s := range g.proxy.Stats() {
-		totals[s.PublicName] += s.Requests
-	}
-	out := map[string]map[string]float64{}
+func (g *gatewayUnderTest) served() map[string]map[string]int64 {
+	out := map[string]map[string]int64{}
 	for _, s := range g.proxy.Stats() {
 		if out[s.PublicName] == nil {
-			out[s.PublicName] = map[string]float64{}
+			out[s.PublicName] = map[string]int64{}
 		}
-		if totals[s.PublicName] > 0 {
-			out[s.PublicName][s.Provider] = float64(s.Requests) / float64(totals[s.PublicName])
-		}
+		out[s.PublicName][s.Provider] += s.Requests
 	}
 	return out
 }

@@ -156,14 +156,22 @@ func printLegend(w io.Writer, cases []benchCase) {
 // the whole benchmark, warm-ups included.
 func printGatewayState(w io.Writer, e *env) {
 	fmt.Fprintln(w, "\nGateway:")
-	shares := e.gateway.shares()
+	served := e.gateway.served()
 	for _, pool := range []string{poolOpenAI, poolAnthropic} {
+		var total int64
+		for _, n := range served[pool] {
+			total += n
+		}
 		var parts []string
 		for i := range poolWeights {
 			name := fmt.Sprintf("%s-%d", pool, i+1)
-			parts = append(parts, fmt.Sprintf("%s %.2f", name, shares[pool][name]))
+			share := 0.0
+			if total > 0 {
+				share = float64(served[pool][name]) / float64(total)
+			}
+			parts = append(parts, fmt.Sprintf("%s %.2f", name, share))
 		}
-		fmt.Fprintf(w, "  pool %s shares (weights 5/3/2 → 0.50/0.30/0.20): %s\n", pool, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  pool %s shares of %d requests (weights 5/3/2 → 0.50/0.30/0.20): %s\n", pool, total, strings.Join(parts, ", "))
 	}
 	fmt.Fprintf(w, "  request logs dropped: %d\n", e.gateway.proxy.LogsDropped())
 }
