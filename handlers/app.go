@@ -38,6 +38,10 @@ type Runtime interface {
 	PinSticky(model string, deploymentID int64, ttl time.Duration) error
 	ClearSticky(model string) bool
 	ClearAllSticky()
+	EndCooldown(ctx context.Context, name string, deploymentID int64) error
+	// SharedState says whether runtime state is shared with other replicas
+	// through Redis (configured), and whether Redis answers now (up).
+	SharedState() (configured, up bool)
 }
 
 // runtimeState is the proxy's runtime state, or errNoRuntime without a proxy.

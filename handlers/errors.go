@@ -17,6 +17,9 @@ var (
 	errReload          = errors.New("the change was saved, but the routing table could not be rebuilt: see the gateway log")
 	errLoginBusy       = errors.New("too many sign-ins at once")
 	errNoRuntime       = errors.New("this admin listener has no proxy attached: runtime state is unavailable")
+	// errUnavailable: something the change needs beyond this process (Redis)
+	// does not answer.
+	errUnavailable = errors.New("unavailable")
 )
 
 // fieldError says what is wrong with one field of the input. Field is its
@@ -91,7 +94,7 @@ func errorStatus(err error) (int, string) {
 		status = http.StatusForbidden
 	case errors.Is(err, errThrottled):
 		status = http.StatusTooManyRequests
-	case errors.Is(err, errLoginBusy), errors.Is(err, errNoRuntime):
+	case errors.Is(err, errLoginBusy), errors.Is(err, errNoRuntime), errors.Is(err, errUnavailable):
 		status = http.StatusServiceUnavailable
 	case errors.Is(err, errReload):
 		return http.StatusInternalServerError, errReload.Error()

@@ -28,7 +28,23 @@ func (a *App) showPoolPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	vm.BackgroundChecks = backgroundChecksText(interval)
+	vm.Cooldowns = a.cooldownScopeText()
 	a.renderPage(w, r, http.StatusOK, "Pool "+name, "models", views.PoolStatusContent(vm))
+}
+
+// cooldownScopeText says whose cooldowns the page shows.
+func (a *App) cooldownScopeText() string {
+	configured, up := false, false
+	if a.runtime != nil {
+		configured, up = a.runtime.SharedState()
+	}
+	switch {
+	case !configured:
+		return "Cooldowns are this gateway process's own in-memory view (another replica keeps its own; a restart clears them; GATEWAY_REDIS_URL shares them)."
+	case up:
+		return "Cooldowns are shared by every replica through Redis, and survive a restart."
+	}
+	return "Redis is unreachable: cooldowns are this process's in-memory view until it is back."
 }
 
 // backgroundChecksText says whether pools are checked on a timer.

@@ -86,6 +86,7 @@ func (a *App) routes() http.Handler {
 	mux.Handle("GET /api/pools", api(a.listPoolSettings))
 	mux.Handle("PUT /api/pools/{public_name}", api(a.putPoolSetting))
 	mux.Handle("GET /api/pools/{public_name}/status", api(a.showPoolStatus))
+	mux.Handle("DELETE /api/pools/{public_name}/cooldowns/{id}", api(a.endCooldown))
 
 	mux.Handle("GET /api/sticky", api(a.listSticky))
 	mux.Handle("POST /api/sticky", api(a.pinSticky))

@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -91,3 +93,22 @@ const SettingLogRetentionDays = "log_retention_days"
 // checks: a pool whose members were last checked this many minutes ago or
 // more is checked again; 0 or unset never checks on a timer.
 const SettingHealthCheckMinutes = "health_check_interval_minutes"
+
+// settingClusterID names the setting that holds the gateways' shared name.
+const settingClusterID = "cluster_id"
+
+// ClusterID returns the name every gateway on this database shares, created
+// at random by the first to ask: replicas use it to keep their shared state
+// in Redis apart from that of other gateways on the same Redis.
+func (s *Store) ClusterID(ctx context.Context) (string, error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("models: cluster id: %w", err)
+	}
+	st := Setting{Key: settingClusterID, Value: hex.EncodeToString(b), UpdatedAt: s.now()}
+	if err := s.g(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&st).Error; err != nil {
+		return "", wrap(err, "create cluster id")
+	}
+	id, _, err := s.GetSetting(ctx, settingClusterID)
+	return id, err
+}

@@ -92,6 +92,9 @@ type SpendReset struct {
 type LogEntry struct {
 	Log   RequestLog  `json:"log,omitzero"`
 	Reset *SpendReset `json:"reset,omitempty"`
+	// Seq orders a process's entries for the proxy, which learns from it
+	// which spend the database has; it is not stored, nor spooled.
+	Seq int64 `json:"-"`
 }
 
 func spendTable(holder string) (string, error) {
@@ -245,4 +248,27 @@ func resetSpend(tx *gorm.DB, r SpendReset) error {
 func (s *Store) PruneRequestLogs(ctx context.Context, before time.Time) (int64, error) {
 	res := s.g(ctx).Where("created_at < ?", before).Delete(&RequestLog{})
 	return res.RowsAffected, wrap(res.Error, "prune request logs")
+}
+
+// HolderSpend is a holder's stored spend in its budget period.
+type HolderSpend struct {
+	Holder        string // SpendKey, SpendUser or SpendTeam
+	ID            int64
+	SpendUSD      float64
+	BudgetResetAt *time.Time
+}
+
+// ListSpend returns the stored spend of every key, user and team that has a
+// budget, in one query: replicas read it every second to see each other's
+// spend.
+func (s *Store) ListSpend(ctx context.Context) ([]HolderSpend, error) {
+	const cols = "id, spend_usd, budget_reset_at"
+	const budgeted = "max_budget_usd IS NOT NULL OR soft_budget_usd IS NOT NULL"
+	var out []HolderSpend
+	err := s.g(ctx).Raw(
+		"SELECT '" + SpendKey + "' AS holder, " + cols + " FROM virtual_keys WHERE " + budgeted +
+			" UNION ALL SELECT '" + SpendUser + "', " + cols + " FROM users WHERE " + budgeted +
+			" UNION ALL SELECT '" + SpendTeam + "', " + cols + " FROM teams WHERE " + budgeted).
+		Scan(&out).Error
+	return out, wrap(err, "list spend")
 }

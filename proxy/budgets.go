@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/cluster"
 )
 
 // holder is what a budget or a rate limit belongs to: a key, a user or a team.
@@ -17,21 +18,79 @@ type holder struct {
 	id   int64
 }
 
-// budget is one holder's spend in the current period. It is runtime state:
-// loaded from the database once, then kept in memory across reloads (which
-// only update its limits), and written back as increments by the log writer.
+// budget is one holder's spend in the current period. It is runtime state,
+// kept in memory across reloads (which only update its limits).
+//
+// What it has spent is the database's spend as last read (stored) plus what
+// this replica settled that the database may not have yet (pending): replicas
+// on one database see each other's spend within the second it takes to read
+// it again (Server.FollowSpend), and none of their own is ever out of sight.
 // Requests reserve their worst case before they are forwarded and settle the
 // real cost afterwards, so concurrent requests cannot overspend together.
+// With Redis the shared counters admit instead (cluster.Admit), and this is
+// the fallback while Redis is down.
 type budget struct {
 	mu       sync.Mutex
 	name     string  // for messages: `key "ci"`
 	hard     float64 // USD; 0: no hard budget
 	soft     float64 // USD; 0: no soft budget
 	period   string  // "", "30m", "1d", "7d", "1mo"
+	anchor   time.Time
 	resetAt  time.Time
-	spent    float64 // settled in this period
+	stored   float64        // the database's spend in this period, as last read
+	pending  []pendingSpend // settled here since, oldest first
+	pendSum  float64
 	reserved float64 // in flight
+	shared   float64 // what Redis said was spent, at the last admission
 	warned   bool    // the soft budget's warning was logged this period
+	keys     cluster.HolderKeys
+}
+
+// pendingSpend is a cost settled under a log sequence number: the database
+// has it once the log writer has committed that number.
+type pendingSpend struct {
+	seq  int64
+	cost float64
+}
+
+// maxPending bounds the pending list while the database is down: the oldest
+// two are merged under the newer number, which only ever counts a cost a
+// little longer than needed.
+const maxPending = 64
+
+func (b *budget) spent() float64 { return b.stored + b.pendSum }
+
+// addPending records a settled cost. Caller holds b.mu.
+func (b *budget) addPending(seq int64, cost float64) {
+	if cost == 0 {
+		return
+	}
+	if len(b.pending) >= maxPending {
+		b.pending[1].cost += b.pending[0].cost
+		b.pending = append(b.pending[:0], b.pending[1:]...)
+	}
+	b.pending = append(b.pending, pendingSpend{seq, cost})
+	b.pendSum += cost
+}
+
+// refresh takes the database's spend, read after the log writer had
+// committed every sequence number up to committed. A spend of another
+// period (a reset not written yet, or written by the database first) is
+// not this one's and is left for the next read. Caller holds b.mu.
+func (b *budget) refresh(spend float64, resetAt *time.Time, committed int64) {
+	if b.period != "" && (resetAt == nil || !resetAt.Equal(b.resetAt)) {
+		return
+	}
+	b.stored = spend
+	i := 0
+	for i < len(b.pending) && b.pending[i].seq <= committed {
+		i++
+	}
+	b.pending = append(b.pending[:0], b.pending[i:]...)
+	b.pendSum = 0
+	for _, p := range b.pending {
+		b.pendSum += p.cost
+	}
 }
 
 // budgetLimits are what a reload may change.
@@ -39,6 +98,7 @@ type budgetLimits struct {
 	name       string
 	hard, soft *float64
 	period     string
+	created    time.Time // periods count from it, the same on every replica
 }
 
 // accounts holds every holder's budget and rate limiter. Reload creates and
@@ -47,6 +107,7 @@ type accounts struct {
 	mu       sync.Mutex
 	budgets  map[holder]*budget
 	limiters map[holder]*rateLimiter
+	cluster  *cluster.Cluster // names the shared counters; nil without Redis
 }
 
 func newAccounts() *accounts {
@@ -54,13 +115,16 @@ func newAccounts() *accounts {
 }
 
 // budgetFor returns the holder's budget, creating it from the stored spend
-// the first time. Caller holds a.mu.
+// the first time. A period starts where the stored one says, or else at the
+// holder's creation plus whole periods, so that every replica counts the
+// same periods. Caller holds a.mu.
 func (a *accounts) budgetFor(h holder, l budgetLimits, spend float64, resetAt *time.Time, now time.Time) *budget {
 	b := a.budgets[h]
-	if b == nil {
-		b = &budget{spent: spend}
-		if resetAt != nil {
-			b.resetAt = *resetAt
+	created := b == nil
+	if created {
+		b = &budget{stored: spend}
+		if a.cluster != nil {
+			b.keys = a.cluster.Keys(cluster.Holder{Kind: h.kind, ID: h.id})
 		}
 		a.budgets[h] = b
 	}
@@ -68,9 +132,11 @@ func (a *accounts) budgetFor(h holder, l budgetLimits, spend float64, resetAt *t
 	defer b.mu.Unlock()
 	b.name = l.name
 	b.hard, b.soft = deref(l.hard), deref(l.soft)
-	if b.period != l.period {
-		b.period = l.period
-		b.resetAt = nextReset(now, l.period)
+	switch {
+	case created && resetAt != nil && l.period != "":
+		b.period, b.resetAt = l.period, *resetAt // due already: the next reservation rolls it over
+	case created || b.period != l.period:
+		b.period, b.resetAt = l.period, periodEnd(l.created, l.period, now)
 	}
 	return b
 }
@@ -82,17 +148,48 @@ func deref(p *float64) float64 {
 	return *p
 }
 
-// nextReset is when a period that starts now ends; zero without a period.
-// Calendar months are months, not 30 days.
-func nextReset(now time.Time, period string) time.Time {
+// nextReset is when a period that starts at start ends; zero without a
+// period. Calendar months are months, not 30 days.
+func nextReset(start time.Time, period string) time.Time {
 	if period == "" {
 		return time.Time{}
 	}
 	if n, ok := strings.CutSuffix(period, "mo"); ok {
 		k, _ := strconv.Atoi(n)
-		return now.AddDate(0, max(k, 1), 0)
+		return start.AddDate(0, max(k, 1), 0)
 	}
-	return now.Add(parsePeriod(period))
+	return start.Add(parsePeriod(period))
+}
+
+// periodEnd is the end of the period that holds now, periods being counted
+// from anchor; zero without a period.
+func periodEnd(anchor time.Time, period string, now time.Time) time.Time {
+	if period == "" {
+		return time.Time{}
+	}
+	if _, ok := strings.CutSuffix(period, "mo"); ok {
+		t := anchor
+		for t.After(now) {
+			t = t.AddDate(0, -1, 0)
+		}
+		for !t.After(now) {
+			t = nextReset(t, period)
+		}
+		return t
+	}
+	d := parsePeriod(period)
+	if d <= 0 {
+		return time.Time{}
+	}
+	k := now.Sub(anchor) / d
+	if now.Before(anchor) {
+		k-- // floor, not truncation
+	}
+	t := anchor.Add((k + 1) * d)
+	for !t.After(now) {
+		t = t.Add(d)
+	}
+	return t
 }
 
 // parsePeriod reads "30m", "12h", "1d", "7d"; anything else is 0.
@@ -123,7 +220,7 @@ func (b *budget) rollOver(now time.Time) bool {
 	if b.period == "" || b.resetAt.IsZero() || now.Before(b.resetAt) {
 		return false
 	}
-	b.spent, b.warned = 0, false
+	b.stored, b.pending, b.pendSum, b.shared, b.warned = 0, b.pending[:0], 0, 0, false
 	for !now.Before(b.resetAt) {
 		b.resetAt = nextReset(b.resetAt, b.period)
 	}
@@ -155,7 +252,7 @@ func (s *Server) reserve(k *virtualKey, amount float64, now time.Time) (reservat
 		}
 	}
 	for _, b := range k.budgets {
-		if b != nil && b.hard > 0 && b.spent+b.reserved+amount > b.hard+budgetSlack {
+		if b != nil && b.hard > 0 && b.spent()+b.reserved+amount > b.hard+budgetSlack {
 			return r, errBudgetExceeded(b)
 		}
 	}
@@ -168,19 +265,21 @@ func (s *Server) reserve(k *virtualKey, amount float64, now time.Time) (reservat
 	return r, nil
 }
 
-// settle replaces the reservation by the real cost. The database learns of
-// the spend from the request's log row, which carries the cost.
-func (s *Server) settle(r reservation, cost float64) {
+// settle replaces the reservation by the real cost, settled under the log
+// sequence number seq. The database learns of the spend from the request's
+// log row, which carries the cost.
+func (s *Server) settle(r reservation, cost float64, seq int64) {
 	for _, b := range r.budgets {
 		if b == nil {
 			continue
 		}
 		b.mu.Lock()
 		b.reserved = max(b.reserved-r.amount, 0)
-		b.spent += cost
-		warn := b.soft > 0 && b.spent >= b.soft && !b.warned
+		b.addPending(seq, cost)
+		spent := max(b.spent(), b.shared+cost)
+		warn := b.soft > 0 && spent >= b.soft && !b.warned
 		b.warned = b.warned || warn
-		spent, soft, name := b.spent, b.soft, b.name
+		soft, name := b.soft, b.name
 		b.mu.Unlock()
 		if warn {
 			s.log.Warn("soft budget reached", "holder", name, "spent_usd", spent, "soft_budget_usd", soft)
@@ -196,7 +295,7 @@ func (k *virtualKey) overSoft() string {
 			continue
 		}
 		b.mu.Lock()
-		spent, soft := b.spent, b.soft
+		spent, soft := max(b.spent(), b.shared), b.soft
 		b.mu.Unlock()
 		if soft > 0 && spent >= soft {
 			return fmt.Sprintf("%s has spent $%.4f of its soft budget of $%.4f", b.name, spent, soft)
@@ -206,9 +305,15 @@ func (k *virtualKey) overSoft() string {
 }
 
 func errBudgetExceeded(b *budget) *apiError {
-	msg := fmt.Sprintf("budget exceeded: %s has spent $%.4f of its $%.4f budget", b.name, b.spent, b.hard)
-	if b.reserved > 0 {
-		msg += fmt.Sprintf(" ($%.4f more held by requests in flight)", b.reserved)
+	return budgetRefusal(b, b.spent(), b.reserved)
+}
+
+// budgetRefusal is the 429 of a budget that has spent spent and holds held
+// for requests in flight. Caller holds b.mu.
+func budgetRefusal(b *budget, spent, held float64) *apiError {
+	msg := fmt.Sprintf("budget exceeded: %s has spent $%.4f of its $%.4f budget", b.name, spent, b.hard)
+	if held > 0 {
+		msg += fmt.Sprintf(" ($%.4f more held by requests in flight)", held)
 	}
 	if !b.resetAt.IsZero() {
 		msg += "; it resets at " + b.resetAt.UTC().Format(time.RFC3339)
@@ -258,13 +363,13 @@ func (s *Server) syncAccounts(d snapshotData, snap *snapshot) {
 	users := make(map[int64]*budget, len(d.users))
 	for _, u := range d.users {
 		users[u.ID] = a.budgetFor(holder{models.SpendUser, u.ID},
-			budgetLimits{fmt.Sprintf("user %q", u.Name), u.MaxBudgetUSD, u.SoftBudgetUSD, u.BudgetDuration}, u.SpendUSD, u.BudgetResetAt, now)
+			budgetLimits{fmt.Sprintf("user %q", u.Name), u.MaxBudgetUSD, u.SoftBudgetUSD, u.BudgetDuration, u.CreatedAt}, u.SpendUSD, u.BudgetResetAt, now)
 	}
 	teams := make(map[int64]*budget, len(d.teams))
 	teamLimits := make(map[int64]*rateLimiter, len(d.teams))
 	for _, t := range d.teams {
 		teams[t.ID] = a.budgetFor(holder{models.SpendTeam, t.ID},
-			budgetLimits{fmt.Sprintf("team %q", t.Name), t.MaxBudgetUSD, t.SoftBudgetUSD, t.BudgetDuration}, t.SpendUSD, t.BudgetResetAt, now)
+			budgetLimits{fmt.Sprintf("team %q", t.Name), t.MaxBudgetUSD, t.SoftBudgetUSD, t.BudgetDuration, t.CreatedAt}, t.SpendUSD, t.BudgetResetAt, now)
 		teamLimits[t.ID] = a.limiterFor(holder{models.SpendTeam, t.ID}, fmt.Sprintf("team %q", t.Name), t.RPMLimit, t.TPMLimit)
 	}
 	for i := range d.keys {
@@ -272,7 +377,7 @@ func (s *Server) syncAccounts(d snapshotData, snap *snapshot) {
 		k := snap.keys[dk.KeyHash]
 		h := holder{models.SpendKey, dk.ID}
 		k.budgets[0], k.holders[0] = a.budgetFor(h,
-			budgetLimits{fmt.Sprintf("key %q", dk.Name), dk.MaxBudgetUSD, dk.SoftBudgetUSD, dk.BudgetDuration}, dk.SpendUSD, dk.BudgetResetAt, now), h
+			budgetLimits{fmt.Sprintf("key %q", dk.Name), dk.MaxBudgetUSD, dk.SoftBudgetUSD, dk.BudgetDuration, dk.CreatedAt}, dk.SpendUSD, dk.BudgetResetAt, now), h
 		k.limiters[0] = a.limiterFor(h, fmt.Sprintf("key %q", dk.Name), dk.RPMLimit, dk.TPMLimit)
 		if dk.UserID != nil && users[*dk.UserID] != nil {
 			k.budgets[1], k.holders[1] = users[*dk.UserID], holder{models.SpendUser, *dk.UserID}

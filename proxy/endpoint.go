@@ -124,6 +124,14 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, x *exchange, ep e
 // admitSpend applies the key's and its team's rate limits and reserves the
 // request's worst case on the budgets of its key, user and team.
 func (s *Server) admitSpend(w http.ResponseWriter, x *exchange, snap *snapshot, req *chatRequest) error {
+	amount := snap.requestEstimate(req.model, req)
+	if err, asked := s.admitShared(x, amount); asked {
+		if err != nil {
+			return err
+		}
+		s.warnOverSoft(w, x.key)
+		return nil
+	}
 	for _, l := range x.key.limiters {
 		if l != nil {
 			if err := l.admit(x.start); err != nil {
@@ -131,15 +139,21 @@ func (s *Server) admitSpend(w http.ResponseWriter, x *exchange, snap *snapshot, 
 			}
 		}
 	}
-	res, err := s.reserve(x.key, snap.requestEstimate(req.model, req), x.start)
+	res, err := s.reserve(x.key, amount, x.start)
 	if err != nil {
 		return err
 	}
 	x.reservation, x.reserved = res, true
-	if warning := x.key.overSoft(); warning != "" {
+	s.warnOverSoft(w, x.key)
+	return nil
+}
+
+// warnOverSoft tells the caller when a budget of its key is past its soft
+// budget.
+func (s *Server) warnOverSoft(w http.ResponseWriter, k *virtualKey) {
+	if warning := k.overSoft(); warning != "" {
 		w.Header().Set("X-Gateway-Budget-Warning", warning)
 	}
-	return nil
 }
 
 // readBody reads the whole body, refusing more than limit bytes.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/cluster"
 )
 
 // exchange is one proxied request on its way through: what its log row and
@@ -28,6 +29,9 @@ type exchange struct {
 	// reservation is held on the key's budgets from admission to finish.
 	reservation reservation
 	reserved    bool
+	// shared is the request's claim on the limits and budgets in Redis,
+	// when they admitted it there; settled at finish.
+	shared *cluster.Admission
 	// route is the public name of the pool the asked-for model routed to
 	// ("openai/*" through a wildcard route), "" when none did. Metrics are
 	// labelled with it: the model string is the caller's, without bound.
@@ -105,11 +109,19 @@ func (s *Server) fail(w http.ResponseWriter, x *exchange, err error) {
 // caller does not wait for them; budgets and metrics are settled first, so
 // that the caller's next request and a scrape right after see this one.
 func (s *Server) finish(w http.ResponseWriter, x *exchange) {
+	var seq int64
 	if x.reserved {
-		s.settle(x.reservation, x.row.CostUSD)
+		seq = s.logs.nextSeq()
+		tokens := x.row.InputTokens + x.row.OutputTokens
+		if x.shared != nil {
+			// Queued before the local books take the cost: the spend floor
+			// shared each second (refreshSpend) then never runs ahead of it.
+			s.cluster.Settle(x.shared, nanos(x.row.CostUSD), tokens)
+		}
+		s.settle(x.reservation, x.row.CostUSD, seq)
 		for _, l := range x.key.limiters {
 			if l != nil {
-				l.addTokens(s.now(), x.row.InputTokens+x.row.OutputTokens)
+				l.addTokens(s.now(), tokens)
 			}
 		}
 	}
@@ -129,7 +141,7 @@ func (s *Server) finish(w http.ResponseWriter, x *exchange) {
 	// Only a known key's requests are stored: anyone can send bad keys, and
 	// they must not be able to fill the database.
 	if x.key != nil {
-		s.logs.enqueueRow(x.row)
+		s.logs.enqueueSettled(x.row, seq)
 	}
 }
 

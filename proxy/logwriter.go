@@ -46,6 +46,12 @@ type logWriter struct {
 	replayed atomic.Int64 // written from the spool
 	inMemory atomic.Int64 // taken from the queue, waiting in memory
 	spooled  atomic.Int64 // waiting in the spool
+	// seq numbers the entries of this process in the order they are
+	// enqueued, which is the order they are written in; committed is the
+	// highest done with (stored, or refused). Budgets learn from it which
+	// of the spend they settled the database has.
+	seq       atomic.Int64
+	committed atomic.Int64
 
 	attach   chan *spool.Spool[models.LogEntry]
 	closing  chan context.Context
@@ -100,7 +106,16 @@ func (w *logWriter) enqueue(e models.LogEntry) {
 }
 
 // enqueueRow hands over a request's log row, which carries its spend.
-func (w *logWriter) enqueueRow(row models.RequestLog) { w.enqueue(models.LogEntry{Log: row}) }
+func (w *logWriter) enqueueRow(row models.RequestLog) { w.enqueueSettled(row, 0) }
+
+// enqueueSettled hands over a row with the sequence number its spend was
+// settled under (0: none).
+func (w *logWriter) enqueueSettled(row models.RequestLog, seq int64) {
+	w.enqueue(models.LogEntry{Log: row, Seq: seq})
+}
+
+// nextSeq numbers a request's spend before it is settled.
+func (w *logWriter) nextSeq() int64 { return w.seq.Add(1) }
 
 // resetSpend restarts a holder's budget period in the database, between the
 // rows of the period that ends and those of the next.
@@ -171,6 +186,7 @@ func (w *logWriter) countUnreadable(seg spool.Segment[models.LogEntry]) {
 // dropped), how many of those were dropped, and the error that stopped it,
 // which is never a refusal: what it stopped at is to be tried again.
 func (w *logWriter) write(ctx context.Context, entries []models.LogEntry, once bool) (done, dropped int, err error) {
+	defer func() { w.commit(entries[:done]) }()
 	if err = w.save(ctx, entries, once); err == nil {
 		return len(entries), 0, nil
 	}
@@ -190,6 +206,20 @@ func (w *logWriter) write(ctx context.Context, entries []models.LogEntry, once b
 		}
 	}
 	return len(entries), dropped, nil
+}
+
+// commit notes the highest sequence number among entries done with.
+func (w *logWriter) commit(entries []models.LogEntry) {
+	var top int64
+	for i := range entries {
+		top = max(top, entries[i].Seq)
+	}
+	for {
+		cur := w.committed.Load()
+		if top <= cur || w.committed.CompareAndSwap(cur, top) {
+			return
+		}
+	}
 }
 
 func (w *logWriter) save(ctx context.Context, entries []models.LogEntry, once bool) error {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"gateway/proxy/cluster"
 )
 
 // rateLimiter enforces one holder's requests and tokens per minute, in
@@ -13,7 +15,8 @@ import (
 type rateLimiter struct {
 	mu       sync.Mutex
 	name     string
-	rpm, tpm int // 0: no limit
+	rpm, tpm int    // 0: no limit
+	window   string // the shared window's key, with Redis
 	buckets  [60]struct {
 		sec          int64
 		reqs, tokens int
@@ -31,6 +34,9 @@ func (a *accounts) limiterFor(h holder, name string, rpm, tpm *int) *rateLimiter
 	l := a.limiters[h]
 	if l == nil {
 		l = &rateLimiter{}
+		if a.cluster != nil {
+			l.window = a.cluster.Keys(cluster.Holder{Kind: h.kind, ID: h.id}).Window
+		}
 		a.limiters[h] = l
 	}
 	l.mu.Lock()
@@ -60,6 +66,21 @@ func (l *rateLimiter) admit(now time.Time) *apiError {
 	}
 	l.bucket(now).reqs++
 	return nil
+}
+
+// note counts a request that the shared limits admitted, so that this
+// replica's own window is current should Redis go away.
+func (l *rateLimiter) note(now time.Time) {
+	l.mu.Lock()
+	l.bucket(now).reqs++
+	l.mu.Unlock()
+}
+
+// shared is the limit as the admission script takes it.
+func (l *rateLimiter) shared() cluster.Limit {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return cluster.Limit{Window: l.window, RPM: l.rpm, TPM: l.tpm}
 }
 
 // addTokens counts an answer's tokens.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/cluster"
 )
 
 // Routing defaults (design, Routing 5–7); pools override the first two.
@@ -229,9 +230,17 @@ func (rq *routing) stickyBinding(rt route, now time.Time) (stickyBinding, bool) 
 // unstick ends the bindings of this request to a member that failed: a pin
 // of the name being routed, and the pool's own binding.
 func (rq *routing) unstick(rt route, id int64) {
-	rq.s.sticky.clearOnFailure(rq.current, id)
+	rq.s.unbindFailed(rq.current, id)
 	if rq.current != rt.pool.name {
-		rq.s.sticky.clearOnFailure(rt.pool.name, id)
+		rq.s.unbindFailed(rt.pool.name, id)
+	}
+}
+
+// unbindFailed drops the binding of name to a member that failed, here and,
+// with Redis, everywhere.
+func (s *Server) unbindFailed(name string, id int64) {
+	if s.sticky.clearOnFailure(name, id) && s.cluster != nil {
+		s.cluster.UnbindFailed(name, id)
 	}
 }
 
@@ -294,7 +303,7 @@ func (rq *routing) try(m *member, rt route, set poolSettings) *failure {
 		o.tokensIn, o.tokensOut, o.costUSD = x.row.InputTokens, x.row.OutputTokens, x.row.CostUSD
 		m.state.countSuccess(now)
 		if set.stickyTTL > 0 {
-			s.sticky.bindAfterSuccess(rt.pool.name, m.id, set.stickyTTL, now)
+			s.bindAfterSuccess(rt.pool.name, m.id, set.stickyTTL, now)
 		}
 	} else {
 		o.err = f.err.Error()
@@ -305,7 +314,20 @@ func (rq *routing) try(m *member, rt route, set poolSettings) *failure {
 		}
 	}
 	m.state.recordAttempt(now, o)
+	if s.cluster != nil {
+		s.cluster.RecordAttempt(cluster.Attempt{DeploymentID: m.id, OK: o.ok, Latency: o.latency, TokensIn: o.tokensIn,
+			TokensOut: o.tokensOut, CostNanos: nanos(o.costUSD), Err: o.err, At: now})
+	}
 	return f
+}
+
+// bindAfterSuccess binds a pool to the member that served it, and shares a
+// binding that changed.
+func (s *Server) bindAfterSuccess(name string, id int64, ttl time.Duration, now time.Time) {
+	b, changed := s.sticky.bindAfterSuccess(name, id, ttl, now)
+	if changed && s.cluster != nil {
+		s.cluster.BindAfterSuccess(cluster.Binding{Name: name, DeploymentID: b.deploymentID, Until: b.until, Manual: b.manual})
+	}
 }
 
 // fallbackName is the pool being routed when it is not the one asked for.
@@ -333,6 +355,9 @@ func (s *Server) penalize(m *member, f *failure, set poolSettings, now time.Time
 		return
 	}
 	if m.state.coolDown(now, d, reason) {
+		if s.cluster != nil {
+			s.cluster.CoolDown(cluster.Cooldown{DeploymentID: m.id, Until: now.Add(d), Reason: reason})
+		}
 		s.metrics.cooldowns.WithLabelValues(strconv.FormatInt(m.id, 10), m.provider.name).Inc()
 		s.log.Info("member cooling down", "deployment_id", m.id, "provider", m.provider.name,
 			"until", now.Add(d).UTC().Format(time.RFC3339), "reason", reason)

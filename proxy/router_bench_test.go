@@ -66,12 +66,14 @@ func BenchmarkReserveAndSettle(b *testing.B) {
 	}
 	now := time.Now()
 	b.ReportAllocs()
+	var seq int64
 	for b.Loop() {
 		r, err := s.reserve(k, 0.01, now)
 		if err != nil {
 			b.Fatal(err)
 		}
-		s.settle(r, 0.005)
+		seq++
+		s.settle(r, 0.005, seq)
 	}
 }
 

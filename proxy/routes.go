@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"context"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // routes lists every endpoint of the proxy listener. Each path also gets a
@@ -68,13 +70,28 @@ func (s *Server) liveliness(w http.ResponseWriter, r *http.Request) {
 }
 
 // readiness is 503 until the first snapshot is loaded, so that a load
-// balancer sends no traffic to a gateway that would refuse it all.
+// balancer sends no traffic to a gateway that would refuse it all. Once
+// loaded it says how the database and Redis answer: a gateway without them
+// still serves (logs wait in the spool, limits and budgets are counted
+// here), so it stays 200 and says "degraded".
 func (s *Server) readiness(w http.ResponseWriter, r *http.Request) {
 	if !s.Ready() {
 		writeJSON(w, http.StatusServiceUnavailable, []byte(`{"status":"not ready"}`))
 		return
 	}
-	writeJSON(w, http.StatusOK, []byte(`{"status":"ready"}`))
+	ctx, cancel := context.WithTimeout(r.Context(), time.Second)
+	defer cancel()
+	status, db, redis := "ready", "ok", "off"
+	if err := s.store.DB().Ping(ctx); err != nil {
+		status, db = "degraded", "unreachable"
+	}
+	if s.cluster != nil {
+		redis = "ok"
+		if !s.cluster.Up() {
+			status, redis = "degraded", "unreachable"
+		}
+	}
+	writeJSON(w, http.StatusOK, []byte(`{"status":"`+status+`","database":"`+db+`","redis":"`+redis+`"}`))
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

@@ -1,9 +1,12 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"gateway/proxy/cluster"
 )
 
 // This file is the proxy's runtime state as the admin side sees it: member
@@ -26,23 +29,55 @@ type DeploymentStats struct {
 	LastErrorAt  *time.Time `json:"last_error_at"`
 }
 
-// Stats returns the statistics of every enabled deployment, by public name.
+// Stats returns the statistics of every enabled deployment, by public name:
+// with Redis those of every replica, else this one's since it started.
 func (s *Server) Stats() []DeploymentStats {
 	snap := s.snap.Load()
 	if snap == nil {
 		return nil
 	}
+	shared := s.sharedStats(snap)
 	var out []DeploymentStats
-	for _, p := range snap.allPools() {
-		for _, m := range p.members {
-			out = append(out, m.statsView(p.name))
+	for _, pl := range snap.allPools() {
+		for _, m := range pl.members {
+			st, p := m.state.statsCopy()
+			if sh, ok := shared[m.id]; ok {
+				st, p = sh, p95(sh.latencies)
+			}
+			out = append(out, m.statsView(pl.name, st, p))
 		}
 	}
 	return out
 }
 
-func (m *member) statsView(publicName string) DeploymentStats {
-	st, p95 := m.state.statsCopy()
+// sharedStats reads every member's statistics from Redis; nil without it,
+// or when it does not answer (this replica's own are shown then).
+func (s *Server) sharedStats(snap *snapshot) map[int64]memberStats {
+	if s.cluster == nil || !s.cluster.Up() {
+		return nil
+	}
+	var ids []int64
+	for _, p := range snap.allPools() {
+		for _, m := range p.members {
+			ids = append(ids, m.id)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sharedAdminTimeout)
+	defer cancel()
+	got, err := s.cluster.Stats(ctx, ids)
+	if err != nil {
+		s.log.Warn("could not read the shared statistics; showing this replica's", "err", err)
+		return nil
+	}
+	out := make(map[int64]memberStats, len(got))
+	for id, g := range got {
+		out[id] = memberStats{requests: g.Requests, successes: g.Successes, latencySum: g.LatencySum, latencies: g.Latencies,
+			tokensIn: g.TokensIn, tokensOut: g.TokensOut, costUSD: usd(g.CostNanos), lastError: g.LastError, lastErrorAt: g.LastErrorAt}
+	}
+	return out
+}
+
+func (m *member) statsView(publicName string, st memberStats, p95 time.Duration) DeploymentStats {
 	v := DeploymentStats{ID: m.id, PublicName: publicName, Provider: m.provider.name,
 		Requests: st.requests, Successes: st.successes, TokensIn: st.tokensIn, TokensOut: st.tokensOut,
 		CostUSD: st.costUSD, LastError: st.lastError, P95LatencyMS: ms(p95)}
@@ -130,12 +165,46 @@ func (s *Server) PinSticky(model string, deploymentID int64, ttl time.Duration) 
 	if ttl <= 0 {
 		ttl = DefaultStickyTTL
 	}
-	s.sticky.pin(model, deploymentID, s.now().Add(ttl))
+	until := s.now().Add(ttl)
+	s.sticky.pin(model, deploymentID, until)
+	if s.cluster != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), sharedAdminTimeout)
+		defer cancel()
+		s.notShared(s.cluster.Pin(ctx, cluster.Binding{Name: model, DeploymentID: deploymentID, Until: until}), "sticky pin")
+	}
 	return nil
 }
 
+// sharedAdminTimeout bounds an admin's change on its way to Redis.
+const sharedAdminTimeout = 2 * time.Second
+
+// notShared logs a change that stayed on this replica.
+func (s *Server) notShared(err error, what string) {
+	if err != nil {
+		s.log.Warn(what+" made on this replica only: redis is unreachable", "err", err)
+	}
+}
+
 // ClearSticky drops the binding of model and reports whether there was one.
-func (s *Server) ClearSticky(model string) bool { return s.sticky.clear(model) }
+func (s *Server) ClearSticky(model string) bool {
+	had := s.sticky.clear(model)
+	if s.cluster != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), sharedAdminTimeout)
+		defer cancel()
+		n, err := s.cluster.Unbind(ctx, model)
+		s.notShared(err, "sticky clear")
+		had = had || n > 0
+	}
+	return had
+}
 
 // ClearAllSticky drops every binding.
-func (s *Server) ClearAllSticky() { s.sticky.clearAll() }
+func (s *Server) ClearAllSticky() {
+	s.sticky.clearAll()
+	if s.cluster != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), sharedAdminTimeout)
+		defer cancel()
+		_, err := s.cluster.Unbind(ctx, "")
+		s.notShared(err, "sticky clear")
+	}
+}

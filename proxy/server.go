@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"gateway/models"
+	"gateway/proxy/cluster"
 	"gateway/proxy/linger"
 )
 
@@ -70,7 +71,10 @@ type Server struct {
 	handler  http.Handler
 	sticky   stickyTable // runtime state, survives reloads
 	accounts *accounts   // budgets and rate limits; runtime state too
-	metrics  *metrics
+	// cluster shares runtime state with the other replicas through Redis;
+	// nil without (Share sets it before serving).
+	cluster *cluster.Cluster
+	metrics *metrics
 	// eventReaders recycles the buffers streams are read with.
 	eventReaders eventReaders
 	now          func() time.Time

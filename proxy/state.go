@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"gateway/proxy/cluster"
 )
 
 // memberState is the runtime state of one deployment, kept apart from the
@@ -35,18 +37,27 @@ func (st *memberState) cooldownLeft(now time.Time) time.Duration {
 // extended: a short cooldown never cuts a provider's "come back in 3 days"
 // (better than LiteLLM, issue 40130). It reports whether the deadline moved.
 func (st *memberState) coolDown(now time.Time, d time.Duration, reason string) bool {
-	until := now.Add(d).UnixNano()
+	return st.extendTo(now.Add(d), reason)
+}
+
+// extendTo sets the member aside until until, unless it already is for
+// longer, and reports whether the deadline moved.
+func (st *memberState) extendTo(until time.Time, reason string) bool {
+	u := until.UnixNano()
 	for {
 		cur := st.coolUntil.Load()
-		if until <= cur {
+		if u <= cur {
 			return false
 		}
-		if st.coolUntil.CompareAndSwap(cur, until) {
+		if st.coolUntil.CompareAndSwap(cur, u) {
 			st.coolReason.Store(&reason)
 			return true
 		}
 	}
 }
+
+// endCooldown puts the member back at once.
+func (st *memberState) endCooldown() { st.coolUntil.Store(0) }
 
 // cooldown returns the deadline and why, when the member is cooling down.
 func (st *memberState) cooldown(now time.Time) (until time.Time, reason string, ok bool) {
@@ -167,11 +178,16 @@ func (st *memberState) statsCopy() (memberStats, time.Duration) {
 	lat := slices.Clone(s.latencies)
 	st.mu.Unlock()
 	s.latencies = nil
+	return s, p95(lat)
+}
+
+// p95 is the 95th percentile of latencies, which it sorts.
+func p95(lat []time.Duration) time.Duration {
 	if len(lat) == 0 {
-		return s, 0
+		return 0
 	}
 	slices.Sort(lat)
-	return s, lat[(len(lat)*95+99)/100-1]
+	return lat[(len(lat)*95+99)/100-1]
 }
 
 // memberStates holds the state of every deployment. Only Reload takes its
@@ -195,6 +211,19 @@ func (s *memberStates) get(id int64) *memberState {
 		s.byID[id] = st
 	}
 	return st
+}
+
+// coolingDown returns the members cooling down at now.
+func (s *memberStates) coolingDown(now time.Time) []cluster.Cooldown {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []cluster.Cooldown
+	for id, st := range s.byID {
+		if until, reason, ok := st.cooldown(now); ok {
+			out = append(out, cluster.Cooldown{DeploymentID: id, Until: until, Reason: reason})
+		}
+	}
+	return out
 }
 
 // retain forgets deleted deployments so that the map does not grow forever;

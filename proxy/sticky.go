@@ -40,27 +40,31 @@ func (t *stickyTable) lookup(name string, now time.Time) (stickyBinding, bool) {
 }
 
 // bindAfterSuccess binds name to the member that just served it for ttl,
-// unless an admin pinned another one.
-func (t *stickyTable) bindAfterSuccess(name string, id int64, ttl time.Duration, now time.Time) {
+// unless an admin pinned another one, and returns the binding when it
+// changed.
+func (t *stickyTable) bindAfterSuccess(name string, id int64, ttl time.Duration, now time.Time) (stickyBinding, bool) {
 	cur, ok := t.lookup(name, now)
 	if ok && cur.manual && cur.deploymentID != id {
-		return
+		return cur, false
 	}
 	next := stickyBinding{deploymentID: id, until: now.Add(ttl), manual: ok && cur.manual}
 	if ok && cur.manual {
 		next.until = cur.until // a pin keeps the TTL the admin gave it
 	}
 	if ok && cur.deploymentID == id && next.until.Sub(cur.until) < time.Second {
-		return
+		return cur, false
 	}
 	t.m.Store(name, next)
+	return next, true
 }
 
-// clearOnFailure drops the binding of name if it points at the member that failed.
-func (t *stickyTable) clearOnFailure(name string, id int64) {
+// clearOnFailure drops the binding of name if it points at the member that
+// failed, and reports whether it did.
+func (t *stickyTable) clearOnFailure(name string, id int64) bool {
 	if v, ok := t.m.Load(name); ok && v.(stickyBinding).deploymentID == id {
-		t.m.CompareAndDelete(name, v)
+		return t.m.CompareAndDelete(name, v)
 	}
+	return false
 }
 
 func (t *stickyTable) pin(name string, id int64, until time.Time) {

@@ -91,6 +91,9 @@ type PoolStatusPage struct {
 	Checked string
 	// BackgroundChecks says whether and how often pools are checked on a timer.
 	BackgroundChecks string
+	// Cooldowns says whose view of the cooldowns the page shows: this
+	// process's, or every replica's through Redis.
+	Cooldowns string
 }
 
 // PoolStatusMember is one member on the pool status page.

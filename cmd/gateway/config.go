@@ -47,7 +47,7 @@ func (c *Config) settings() []setting {
 		{"log-level", "GATEWAY_LOG_LEVEL", "info", "debug, info, warn or error", &c.LogLevel, nil},
 		{"max-body-mb", "GATEWAY_MAX_BODY_MB", "32", "request body limit in MiB; larger requests get 413", nil, &c.MaxBodyMB},
 		{"secure-cookies", "GATEWAY_SECURE_COOKIES", "false", "mark the admin session cookie Secure: true when the admin app is served over HTTPS (TLS in front)", &c.secureCookiesRaw, nil},
-		{"redis-url", "GATEWAY_REDIS_URL", "", "shares cooldowns, sticky bindings and rate limits between replicas (not used yet)", &c.RedisURL, nil},
+		{"redis-url", "GATEWAY_REDIS_URL", "", "redis://… or rediss://…: replicas share cooldowns, sticky bindings, rate limits, budgets and statistics through it", &c.RedisURL, nil},
 	}
 }
 

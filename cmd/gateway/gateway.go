@@ -21,6 +21,7 @@ import (
 	"gateway/handlers"
 	"gateway/models"
 	"gateway/proxy"
+	"gateway/proxy/cluster"
 )
 
 // shutdownTimeout bounds how long in-flight requests and streams may take to
@@ -33,6 +34,7 @@ type Gateway struct {
 	db      *models.DB
 	Store   *models.Store
 	proxy   *proxy.Server
+	cluster *cluster.Cluster // nil without GATEWAY_REDIS_URL
 	proxyLn net.Listener
 	adminLn net.Listener
 	proxySv *http.Server
@@ -80,6 +82,9 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (_ *Gatewa
 		Metrics:      reg,
 		SpoolDir:     filepath.Join(cfg.DataDir, "spool"),
 	})
+	if err := g.shareState(ctx, cfg, reg); err != nil {
+		return nil, err
+	}
 	if err := g.proxy.Reload(ctx); err != nil {
 		return nil, fmt.Errorf("build routing table: %w", err)
 	}
@@ -107,11 +112,54 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (_ *Gatewa
 	}
 	g.background.Go(func() { pruneLogs(g.backgroundCtx, g.Store, logger) })
 	g.background.Go(func() { admin.RunBackgroundChecks(g.backgroundCtx) })
-	if cfg.RedisURL != "" {
-		logger.Warn("GATEWAY_REDIS_URL is set but not used yet: cooldowns, sticky bindings and limits stay in this process")
-	}
+	g.background.Go(func() { g.proxy.FollowSpend(g.backgroundCtx, spendRefreshInterval) })
 	logger.Info("gateway started", "proxy", "http://"+g.ProxyAddr(), "admin", "http://"+g.AdminAddr(), "database", g.db.Dialect)
 	return g, nil
+}
+
+// spendRefreshInterval is how often budgets read the stored spend again:
+// replicas on one database see each other's spend within about that.
+const spendRefreshInterval = time.Second
+
+// redisStartWait is how long a start waits for Redis before it serves on
+// its own state (and catches up once Redis answers).
+const redisStartWait = 3 * time.Second
+
+// shareState connects to Redis when GATEWAY_REDIS_URL is set, before the
+// routing table is built, so that the first request already honours the
+// cooldowns and bindings the other replicas share. A Redis that does not
+// answer is no reason to refuse to start: the gateway serves on its own
+// state and catches up when it is back. A URL that cannot be read is.
+func (g *Gateway) shareState(ctx context.Context, cfg Config, reg *prometheus.Registry) error {
+	if cfg.RedisURL == "" {
+		return nil
+	}
+	id, err := g.Store.ClusterID(ctx)
+	if err != nil {
+		return fmt.Errorf("read the cluster id: %w", err)
+	}
+	c, err := cluster.New(cluster.Options{URL: cfg.RedisURL, Namespace: id, Logger: g.logger, Mirror: g.proxy.Mirror()})
+	if err != nil {
+		return settingError("redis-url", err)
+	}
+	g.cluster = c
+	g.proxy.Share(c)
+	reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_redis_up",
+			Help: "1 while Redis answers and runtime state is shared with the other replicas, 0 while this replica serves on its own."},
+			func() float64 {
+				if c.Up() {
+					return 1
+				}
+				return 0
+			}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "gateway_redis_dropped_writes_total",
+			Help: "Writes to the shared state that never reached Redis (it was down, or the queue was full)."},
+			func() float64 { return float64(c.Dropped()) }))
+	if err := c.Start(redisStartWait); err != nil {
+		g.logger.Warn("starting without the shared state", "err", err)
+	}
+	return nil
 }
 
 // openStore opens and migrates the database and returns the gateway secret
@@ -219,7 +267,11 @@ func (g *Gateway) shutdown(ctx context.Context) error {
 	g.stopFollowing()
 	<-g.following
 	g.background.Wait()
-	errs = append(errs, g.proxy.Close(ctx), g.db.Close())
+	errs = append(errs, g.proxy.Close(ctx))
+	if g.cluster != nil {
+		errs = append(errs, g.cluster.Close())
+	}
+	errs = append(errs, g.db.Close())
 	g.logger.Info("gateway stopped")
 	return errors.Join(errs...)
 }
@@ -238,6 +290,9 @@ func (g *Gateway) closeEarly() {
 	}
 	if g.proxy != nil {
 		g.proxy.Close(context.Background())
+	}
+	if g.cluster != nil {
+		g.cluster.Close()
 	}
 	if g.db != nil {
 		g.db.Close()

@@ -1,0 +1,266 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"time"
+
+	"gateway/proxy/cluster"
+)
+
+// This file is what the server shares with its replicas through Redis
+// (design, "Scale-out"), when Share was called: the shared limits and
+// budgets admit requests, cooldowns and sticky bindings go to every
+// replica, and the others' come back through the mirror. Without Redis, or
+// while it is down, the server's own books decide, as on a single gateway.
+
+// Share makes the server share its runtime state through c. Call it once,
+// before the first Reload and before serving; c's Mirror must be the one
+// Mirror returns.
+func (s *Server) Share(c *cluster.Cluster) {
+	s.cluster = c
+	s.accounts.cluster = c
+}
+
+// Mirror returns what applies the state the other replicas share to this
+// server, for cluster.Options.
+func (s *Server) Mirror() cluster.Mirror { return stateMirror{s} }
+
+type stateMirror struct{ s *Server }
+
+func (m stateMirror) CoolDown(c cluster.Cooldown) {
+	m.s.states.get(c.DeploymentID).extendTo(c.Until, c.Reason)
+}
+
+func (m stateMirror) EndCooldown(id int64) { m.s.states.get(id).endCooldown() }
+
+func (m stateMirror) Bind(b cluster.Binding) {
+	m.s.sticky.m.Store(b.Name, stickyBinding{deploymentID: b.DeploymentID, until: b.Until, manual: b.Manual})
+}
+
+func (m stateMirror) Unbind(name string, id int64) {
+	switch {
+	case name == "":
+		m.s.sticky.clearAll()
+	case id == 0:
+		m.s.sticky.clear(name)
+	default:
+		m.s.sticky.clearOnFailure(name, id)
+	}
+}
+
+func (m stateMirror) LocalCooldowns() []cluster.Cooldown {
+	return m.s.states.coolingDown(m.s.now())
+}
+
+func (m stateMirror) Replace(cooldowns []cluster.Cooldown, bindings []cluster.Binding) {
+	for _, c := range cooldowns {
+		m.CoolDown(c)
+	}
+	live := make(map[string]bool, len(bindings))
+	for _, b := range bindings {
+		live[b.Name] = true
+		m.Bind(b)
+	}
+	m.s.sticky.m.Range(func(k, _ any) bool {
+		if !live[k.(string)] {
+			m.s.sticky.m.Delete(k)
+		}
+		return true
+	})
+}
+
+// nanos is a cost in whole nanodollars, rounded up so that shared sums
+// never fall below the costs stored; usd is the way back.
+func nanos(usd float64) int64 { return int64(math.Ceil(usd*1e9 - 1e-6)) }
+func usd(nanos int64) float64 { return float64(nanos) / 1e9 }
+
+// admitShared admits a request on the limits and budgets shared in Redis,
+// in one round trip. asked is false when Redis was not asked (it is down,
+// or the key has nothing to share) or did not answer: the local books then
+// decide.
+func (s *Server) admitShared(x *exchange, amount float64) (err error, asked bool) {
+	if s.cluster == nil || !s.cluster.Up() {
+		return nil, false
+	}
+	k := x.key
+	a := &cluster.Admission{RequestID: x.row.RequestID, Amount: nanos(amount)}
+	var limiters [len(k.limiters)]*rateLimiter
+	var budgets [len(k.budgets)]*budget
+	for _, l := range k.limiters {
+		if l != nil {
+			limiters[len(a.Limits)] = l
+			a.Limits = append(a.Limits, l.shared())
+		}
+	}
+	for i, b := range k.budgets {
+		if b == nil {
+			continue
+		}
+		if sb, ok := s.sharedBudget(b, k.holders[i], x.start); ok {
+			budgets[len(a.Budgets)] = b
+			a.Budgets = append(a.Budgets, sb)
+		}
+	}
+	if len(a.Limits)+len(a.Budgets) == 0 {
+		return nil, false
+	}
+	v, err := s.cluster.Admit(context.Background(), a)
+	if err != nil {
+		return nil, false
+	}
+	switch v.Refusal {
+	case cluster.OverRPM, cluster.OverTPM:
+		return limiters[v.Index].refusal(v.Refusal == cluster.OverTPM, v.RetryAfter), true
+	case cluster.OverBudget:
+		b := budgets[v.Index]
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return budgetRefusal(b, usd(v.Spent[0]), usd(v.Held)), true
+	}
+	for i, b := range budgets[:len(a.Budgets)] {
+		b.mu.Lock()
+		b.shared = usd(v.Spent[i])
+		b.mu.Unlock()
+	}
+	for _, l := range limiters[:len(a.Limits)] {
+		l.note(x.start)
+	}
+	x.shared = a
+	// Nothing is held locally; settling adds the cost to the local books.
+	x.reservation, x.reserved = reservation{budgets: k.budgets}, true
+	return nil, true
+}
+
+// sharedBudget is a budget as the admission script takes it, after rolling
+// its period over if it is due; ok is false for a holder without a budget.
+func (s *Server) sharedBudget(b *budget, h holder, now time.Time) (sb cluster.Budget, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.rollOver(now) {
+		s.logs.resetSpend(h, b.resetAt)
+	}
+	if b.hard <= 0 && b.soft <= 0 {
+		return sb, false
+	}
+	return cluster.Budget{Spent: b.keys.Spent(b.periodEndUnix()), Held: b.keys.Held, HeldSum: b.keys.HeldSum,
+		Hard: nanos(b.hard), Seed: nanos(b.spent())}, true
+}
+
+// periodEndUnix names the period in shared keys. Caller holds b.mu.
+func (b *budget) periodEndUnix() int64 {
+	if b.resetAt.IsZero() {
+		return 0
+	}
+	return b.resetAt.Unix()
+}
+
+// FollowSpend reads every budget's stored spend again each interval until
+// ctx ends, so that replicas on one database see each other's spend within
+// about that interval, and raises the spend shared in Redis to at least
+// what the database has (Redis may have restarted, or missed settlements
+// while it was down).
+func (s *Server) FollowSpend(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := s.refreshSpend(ctx); err != nil && ctx.Err() == nil {
+			s.log.Debug("could not read the stored spend; budgets count on with what they have", "err", err)
+		}
+	}
+}
+
+// refreshSpend reads the stored spend once.
+func (s *Server) refreshSpend(ctx context.Context) error {
+	// Read first: every row up to this number is in what the query sees.
+	committed := s.logs.committed.Load()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	rows, err := s.store.ListSpend(ctx)
+	if err != nil {
+		return err
+	}
+	s.accounts.mu.Lock()
+	budgets := make([]*budget, len(rows))
+	for i, r := range rows {
+		budgets[i] = s.accounts.budgets[holder{r.Holder, r.ID}]
+	}
+	s.accounts.mu.Unlock()
+	var floors map[string]int64
+	if s.cluster != nil && s.cluster.Up() {
+		floors = make(map[string]int64, len(rows))
+	}
+	for i, r := range rows {
+		b := budgets[i]
+		if b == nil {
+			continue
+		}
+		b.mu.Lock()
+		b.refresh(r.SpendUSD, r.BudgetResetAt, committed)
+		if floors != nil && b.keys.Held != "" {
+			floors[b.keys.Spent(b.periodEndUnix())] = nanos(b.spent())
+		}
+		b.mu.Unlock()
+	}
+	if floors != nil {
+		s.cluster.Raise(floors)
+	}
+	return nil
+}
+
+// EndCooldown ends the cooldown of a member of the pool named name, on
+// every replica when Redis is shared.
+func (s *Server) EndCooldown(ctx context.Context, name string, deploymentID int64) error {
+	snap := s.snap.Load()
+	if snap == nil {
+		return ErrUnknownModel
+	}
+	p := snap.poolNamed(name)
+	if p == nil {
+		return fmt.Errorf("%w: %q", ErrUnknownModel, name)
+	}
+	m := p.member(deploymentID)
+	if m == nil {
+		return fmt.Errorf("%w: deployment %d, model %q", ErrNotAMember, deploymentID, name)
+	}
+	m.state.endCooldown()
+	if s.cluster == nil {
+		return nil
+	}
+	if err := s.cluster.EndCooldown(ctx, deploymentID); err != nil {
+		return fmt.Errorf("%w: %v", ErrNotShared, err)
+	}
+	return nil
+}
+
+// ErrNotShared: a change was made on this replica, but Redis could not take
+// it to the others.
+var ErrNotShared = fmt.Errorf("changed on this replica only: redis is unreachable, so the other replicas were not told")
+
+// refusal is the 429 of a limit the shared window refused.
+func (l *rateLimiter) refusal(tokens bool, wait time.Duration) *apiError {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	msg := fmt.Sprintf("%s is limited to %d requests per minute", l.name, l.rpm)
+	if tokens {
+		msg = fmt.Sprintf("%s is limited to %d tokens per minute", l.name, l.tpm)
+	}
+	return &apiError{Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "rate_limit_exceeded",
+		Message: msg, retryAfter: wait}
+}
+
+// SharedState says whether runtime state is shared through Redis, and
+// whether Redis answers now.
+func (s *Server) SharedState() (configured, up bool) {
+	if s.cluster == nil {
+		return false, false
+	}
+	return true, s.cluster.Up()
+}
