@@ -156,7 +156,7 @@ func nextReset(start time.Time, period string) time.Time {
 	}
 	if n, ok := strings.CutSuffix(period, "mo"); ok {
 		k, _ := strconv.Atoi(n)
-		return start.AddDate(0, max(k, 1), 0)
+		return addMonths(start, max(k, 1))
 	}
 	return start.Add(parsePeriod(period))
 }
@@ -167,15 +167,19 @@ func periodEnd(anchor time.Time, period string, now time.Time) time.Time {
 	if period == "" {
 		return time.Time{}
 	}
-	if _, ok := strings.CutSuffix(period, "mo"); ok {
-		t := anchor
-		for t.After(now) {
-			t = t.AddDate(0, -1, 0)
+	if n, ok := strings.CutSuffix(period, "mo"); ok {
+		step, _ := strconv.Atoi(n)
+		step = max(step, 1)
+		months := (now.Year()-anchor.Year())*12 + int(now.Month()) - int(anchor.Month())
+		k := months / step
+		if months < 0 && months%step != 0 {
+			k-- // floor, not truncation
 		}
-		for !t.After(now) {
-			t = nextReset(t, period)
+		for k--; ; k++ {
+			if t := addMonths(anchor, k*step); t.After(now) {
+				return t
+			}
 		}
-		return t
 	}
 	d := parsePeriod(period)
 	if d <= 0 {
@@ -190,6 +194,15 @@ func periodEnd(anchor time.Time, period string, now time.Time) time.Time {
 		t = t.Add(d)
 	}
 	return t
+}
+
+// addMonths is t k calendar months later, on the same day or the month's
+// last when it is shorter (January 31 + 1 month is February 28).
+func addMonths(t time.Time, k int) time.Time {
+	y, m, d := t.Date()
+	first := time.Date(y, m+time.Month(k), 1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location())
+	last := first.AddDate(0, 1, -1).Day()
+	return first.AddDate(0, 0, min(d, last)-1)
 }
 
 // parsePeriod reads "30m", "12h", "1d", "7d"; anything else is 0.

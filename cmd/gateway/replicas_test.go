@@ -112,3 +112,37 @@ func TestReplicaHearsOfAChangeTheLocalRebuildMissed(t *testing.T) {
 		t.Fatalf("the second gateway never heard of the change the first could not rebuild for: %v", err)
 	}
 }
+
+// TestReplicasWithoutRedisSeeEachOthersSpend: without Redis, replicas on one
+// PostgreSQL read each other's spend from the database every second, so a
+// budget spent through one is refused by the other about a second later.
+func TestReplicasWithoutRedisSeeEachOthersSpend(t *testing.T) {
+	dsn := dbtest.PostgresDSN(t)
+	cfgA, cfgB := testConfig(dsn, t.TempDir()), testConfig(dsn, t.TempDir())
+	cfgA.Secret, cfgB.Secret = "shared-secret", "shared-secret"
+	cfgA.LogLevel, cfgB.LogLevel = "warn", "warn"
+	a, _ := startGateway(t, cfgA)
+	b, _ := startGateway(t, cfgB)
+	key := setupPool(t, a, newFakeOpenAI(t).URL)
+	keyID := int64(keyNamed(t, a, "e2e")["id"].(float64))
+	mustAPI(t, a, "PATCH", fmt.Sprintf("/api/keys/%d", keyID), map[string]any{"max_budget_usd": 0.0005}, http.StatusOK)
+	waitServed(t, b, key) // one answer through b: $0.0000975
+	spent := 0.0000975
+	for {
+		status, cost, _, body := call(t, a, key, "team-model")
+		if status == http.StatusTooManyRequests {
+			break
+		}
+		if status != http.StatusOK {
+			t.Fatalf("through a: %d %s", status, body)
+		}
+		spent += cost
+	}
+	// b answered one request itself; a second later it has read the rest.
+	time.Sleep(1500 * time.Millisecond)
+	status, _, _, body := call(t, b, key, "team-model")
+	t.Logf("a spent the budget ($%.7f answered in all); 1.5 s later b answers %d", spent, status)
+	if status != http.StatusTooManyRequests || !strings.Contains(body, fmt.Sprintf("has spent $%.4f", spent)) {
+		t.Fatalf("b after a spent the budget: %d %s; want a refusal naming the $%.4f spent", status, body, spent)
+	}
+}

@@ -35,6 +35,9 @@ type config struct {
 	// databaseURL, when set, is a PostgreSQL server the gateway keeps its
 	// data and request logs on (in a scratch database), instead of SQLite.
 	databaseURL string
+	// redisURL, when set, is a Redis the gateway shares its runtime state
+	// through, as replicas do: limits and budgets are admitted there.
+	redisURL string
 }
 
 func parseConfig(args []string, stderr io.Writer) (config, error) {
@@ -53,6 +56,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.soakEvery, "soak-every", 10*time.Second, "how often -soak prints memory")
 	fs.IntVar(&cfg.streams, "streams", 0, "instead of the table: hold this many slow streams open through the gateway at once")
 	fs.StringVar(&cfg.databaseURL, "database-url", "", "postgres://… server to run the gateway on, in a scratch database created and dropped (its user may create databases); empty: the embedded SQLite")
+	fs.StringVar(&cfg.redisURL, "redis-url", "", "redis://… to share the gateway's runtime state through, as replicas do (GATEWAY_REDIS_URL); empty: in memory")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (all targets: look for gateway/proxy) to this file")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err

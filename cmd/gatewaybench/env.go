@@ -33,7 +33,7 @@ type env struct {
 // stderr; its info lines (one access line per request) to a file in the data
 // directory, as a gateway in production writes each to its log: the write is
 // part of what a request costs.
-func startEnv(ctx context.Context, opts upstreamOptions, databaseURL string, stderr io.Writer) (e *env, err error) {
+func startEnv(ctx context.Context, opts upstreamOptions, databaseURL, redisURL string, stderr io.Writer) (e *env, err error) {
 	e = &env{}
 	defer func() {
 		if err != nil {
@@ -64,7 +64,7 @@ func startEnv(ctx context.Context, opts upstreamOptions, databaseURL string, std
 	if e.proxy, err = serve(plain, errLog); err != nil {
 		return e, fmt.Errorf("plain proxy: %w", err)
 	}
-	if e.gateway, err = startGateway(ctx, e.dataDir, databaseURL, upstreamURL, logger); err != nil {
+	if e.gateway, err = startGateway(ctx, e.dataDir, databaseURL, redisURL, upstreamURL, logger); err != nil {
 		return e, fmt.Errorf("gateway: %w", err)
 	}
 	e.targets = []*target{newTarget(targetDirect, e.upstream.addr()), newTarget(targetProxy, e.proxy.addr()),

@@ -9,6 +9,7 @@ import (
 
 	"gateway/models"
 	"gateway/proxy"
+	"gateway/proxy/cluster"
 )
 
 // gatewayUnderTest is the gateway's proxy built from its packages, the way
@@ -16,11 +17,12 @@ import (
 // directory or a scratch PostgreSQL database. What Start adds besides (the admin listener, following other
 // replicas, pruning old logs) is off the proxied request's path.
 type gatewayUnderTest struct {
-	db    *models.DB
-	store *models.Store
-	proxy *proxy.Server
-	srv   *server
-	key   string // the virtual key callers send
+	db      *models.DB
+	store   *models.Store
+	proxy   *proxy.Server
+	cluster *cluster.Cluster // with -redis-url
+	srv     *server
+	key     string // the virtual key callers send
 	// dropDB drops the scratch PostgreSQL database, if there is one.
 	dropDB func() error
 }
@@ -28,7 +30,7 @@ type gatewayUnderTest struct {
 // startGateway seeds two pools in front of upstream, loads the routing table
 // and starts serving. The logger is the gateway's default (info), so that a
 // per-request log line, if there is one, is formatted as in production.
-func startGateway(ctx context.Context, dataDir, databaseURL, upstream string, logger *slog.Logger) (g *gatewayUnderTest, err error) {
+func startGateway(ctx context.Context, dataDir, databaseURL, redisURL, upstream string, logger *slog.Logger) (g *gatewayUnderTest, err error) {
 	g = &gatewayUnderTest{}
 	defer func() {
 		if err != nil {
@@ -43,11 +45,32 @@ func startGateway(ctx context.Context, dataDir, databaseURL, upstream string, lo
 		return g, err
 	}
 	g.proxy = proxy.New(g.store, proxy.Options{Logger: logger})
+	if redisURL != "" {
+		if err := g.share(ctx, redisURL, logger); err != nil {
+			return g, err
+		}
+	}
 	if err := g.proxy.Reload(ctx); err != nil {
 		return g, err
 	}
 	g.srv, err = serve(g.proxy, slog.NewLogLogger(logger.Handler(), slog.LevelWarn))
 	return g, err
+}
+
+// share connects the gateway to Redis as cmd/gateway does, under a
+// namespace of this run's own.
+func (g *gatewayUnderTest) share(ctx context.Context, redisURL string, logger *slog.Logger) error {
+	ns, err := g.store.ClusterID(ctx)
+	if err != nil {
+		return err
+	}
+	c, err := cluster.New(cluster.Options{URL: redisURL, Namespace: "gatewaybench-" + ns, Logger: logger, Mirror: g.proxy.Mirror()})
+	if err != nil {
+		return err
+	}
+	g.cluster = c
+	g.proxy.Share(c)
+	return c.Start(5 * time.Second)
 }
 
 func (g *gatewayUnderTest) openStore(ctx context.Context, dataDir, databaseURL string) error {
@@ -82,7 +105,7 @@ func (g *gatewayUnderTest) openStore(ctx context.Context, dataDir, databaseURL s
 var poolWeights = []float64{5, 3, 2}
 
 // seed creates an OpenAI pool and an Anthropic pool of three providers each,
-// all pointing at upstream, and a virtual key without limits.
+// all pointing at upstream, and a virtual key with a budget and a limit.
 func seed(ctx context.Context, store *models.Store, upstream string) (string, error) {
 	pools := []struct{ apiType, public, upstreamModel, baseURL string }{
 		{models.APITypeOpenAI, poolOpenAI, "gpt-bench", upstream + "/v1"},
@@ -102,7 +125,11 @@ func seed(ctx context.Context, store *models.Store, upstream string) (string, er
 			}
 		}
 	}
-	return store.CreateKey(ctx, &models.VirtualKey{Name: "gatewaybench"})
+	// A budget and a limit far beyond what a run spends, as a production key
+	// has: the gateway admits every request against them (in Redis with
+	// -redis-url), which is part of what a request costs.
+	budget, rpm := 1e9, 1_000_000_000
+	return store.CreateKey(ctx, &models.VirtualKey{Name: "gatewaybench", MaxBudgetUSD: &budget, RPMLimit: &rpm})
 }
 
 // waitLogged waits until the request-log writer has written (or dropped)
@@ -145,6 +172,9 @@ func (g *gatewayUnderTest) close(ctx context.Context) error {
 	}
 	if g.proxy != nil {
 		errs = append(errs, g.proxy.Close(ctx))
+	}
+	if g.cluster != nil {
+		errs = append(errs, g.cluster.Close())
 	}
 	if g.db != nil {
 		errs = append(errs, g.db.Close())

@@ -48,7 +48,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
-	e, err := startEnv(ctx, cfg.upstream, cfg.databaseURL, stderr)
+	e, err := startEnv(ctx, cfg.upstream, cfg.databaseURL, cfg.redisURL, stderr)
 	if err != nil {
 		return err
 	}
@@ -73,6 +73,9 @@ func runTable(ctx context.Context, e *env, cfg config, stdout, stderr io.Writer)
 	database := "the embedded SQLite"
 	if cfg.databaseURL != "" {
 		database = "PostgreSQL"
+	}
+	if cfg.redisURL != "" {
+		database += ", sharing its runtime state through Redis"
 	}
 	fmt.Fprintf(stdout, "gatewaybench: GOMAXPROCS %d; %s per run × %d rounds, interleaved; upstream latency %s, %d chunks a stream; request bodies %d–%d bytes; the gateway on %s\n",
 		runtime.GOMAXPROCS(0), cfg.duration, cfg.rounds, cfg.upstream.latency, cfg.upstream.chunks, minBody(cfg.cases), maxBody(cfg.cases), database)

@@ -11,6 +11,7 @@ import (
 
 	"gateway/models"
 	"gateway/models/dbtest"
+	"gateway/proxy/cluster/redistest"
 )
 
 // tableRow matches a row of the results table: case, concurrency, target,
@@ -95,6 +96,37 @@ func TestBenchmarkOnPostgres(t *testing.T) {
 	var left int64
 	if err := db.Raw("SELECT count(*) FROM pg_database WHERE datname LIKE 'gatewaybench_%'").Scan(&left).Error; err != nil || left != 0 {
 		t.Errorf("scratch databases left behind: %d (%v)", left, err)
+	}
+}
+
+// TestRedisBenchmarkSmoke runs the benchmark briefly with the gateway
+// sharing its state through a real Redis: every request succeeds, and the
+// shared statistics count them.
+func TestRedisBenchmarkSmoke(t *testing.T) {
+	srv := redistest.Start(t)
+	var stdout, stderr bytes.Buffer
+	args := []string{"-duration", "60ms", "-warmup", "20ms", "-rounds", "1", "-concurrency", "1", "-chunks", "5",
+		"-cases", "chat,msg-stream", "-redis-url", srv.URL()}
+	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\nstdout:\n%s\nstderr:\n%s", err, &stdout, &stderr)
+	}
+	out := stdout.String()
+	if !strings.Contains(out, "sharing its runtime state through Redis") {
+		t.Errorf("want a run that says it shares state through Redis:\n%s", out)
+	}
+	rows := tableRow.FindAllStringSubmatch(out, -1)
+	if len(rows) != 6 {
+		t.Fatalf("table rows: got %d, want 6\n%s", len(rows), out)
+	}
+	for _, r := range rows {
+		if r[4] != "0" {
+			t.Errorf("row %q has errors", r[0])
+		}
+	}
+	for _, m := range poolLine.FindAllStringSubmatch(out, -1) {
+		if m[2] == "0" {
+			t.Errorf("pool %s: the shared statistics counted no request:\n%s", m[1], out)
+		}
 	}
 }
 

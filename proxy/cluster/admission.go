@@ -158,28 +158,53 @@ for j = 1, nb do
 end
 return out`)
 
-// settleScript replaces a request's hold by its cost and counts its
-// tokens. The spend is only added to a period Redis still has: one it
-// forgot starts again from the database, which will have this request.
+// settleScript replaces the holds of a batch of requests by their costs
+// and counts their tokens. A spend is only added to a period Redis still
+// has: one it forgot starts again from the database, which will have it.
 //
-// KEYS as admitScript's; ARGV: member, amount, cost, tokens, #limits, #budgets.
+// ARGV[1]: how many; then per request: member, amount, cost, tokens,
+// #limits, #budgets. KEYS: per request, a window per limit, then spent,
+// held, heldsum per budget.
 var settleScript = redis.NewScript(`
 local t = redis.call('TIME')
 local sec = tonumber(t[1])
-local member, amount, cost, tokens = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local nl, nb = tonumber(ARGV[5]), tonumber(ARGV[6])
-if tokens > 0 then
+local k, a = 0, 2
+for n = 1, tonumber(ARGV[1]) do
+  local member, amount, cost, tokens = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+  local nl, nb = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
+  a = a + 6
   for i = 1, nl do
-    redis.call('HINCRBY', KEYS[i], 't' .. sec, tokens)
-    redis.call('EXPIRE', KEYS[i], 120)
+    k = k + 1
+    if tokens > 0 then
+      redis.call('HINCRBY', KEYS[k], 't' .. sec, tokens)
+      redis.call('EXPIRE', KEYS[k], 120)
+    end
+  end
+  for j = 1, nb do
+    if redis.call('ZREM', KEYS[k + 2], member) == 1 then redis.call('DECRBY', KEYS[k + 3], amount) end
+    if cost > 0 and redis.call('EXISTS', KEYS[k + 1]) == 1 then redis.call('INCRBY', KEYS[k + 1], cost) end
+    k = k + 3
   end
 end
-for j = 1, nb do
-  local k = nl + 3 * (j - 1)
-  if redis.call('ZREM', KEYS[k + 2], member) == 1 then redis.call('DECRBY', KEYS[k + 3], amount) end
-  if cost > 0 and redis.call('EXISTS', KEYS[k + 1]) == 1 then redis.call('INCRBY', KEYS[k + 1], cost) end
-end
 return 0`)
+
+// settlement is one request's settling, waiting to be sent.
+type settlement struct {
+	a            *Admission
+	cost, tokens int64
+}
+
+// settleBatch is the keys and arguments of settleScript for settles.
+func settleBatch(settles []*settlement) ([]string, []any) {
+	var keys []string
+	args := make([]any, 0, 1+6*len(settles))
+	args = append(args, len(settles))
+	for _, s := range settles {
+		keys = append(keys, s.a.keys()...)
+		args = append(args, s.a.member(), s.a.Amount, s.cost, s.tokens, len(s.a.Limits), len(s.a.Budgets))
+	}
+	return keys, args
+}
 
 // raiseScript raises each spend in KEYS to at least the floor in ARGV: the
 // database's view, which a Redis that restarted, or missed settlements
@@ -241,9 +266,7 @@ func verdict(res []int64) Verdict {
 // Settle replaces the request's hold by its cost (nanodollars) and counts
 // its tokens, without waiting.
 func (c *Cluster) Settle(a *Admission, cost, tokens int64) {
-	c.enqueue(func(ctx context.Context, p redis.Pipeliner) {
-		settleScript.Eval(ctx, p, a.keys(), a.member(), a.Amount, cost, tokens, len(a.Limits), len(a.Budgets))
-	})
+	c.enqueue(op{settle: &settlement{a: a, cost: cost, tokens: tokens}})
 }
 
 // keys are the keys of a request's scripts: a window per limit, then
@@ -276,7 +299,7 @@ func (c *Cluster) Raise(floors map[string]int64) {
 		keys = append(keys, k)
 		args = append(args, f)
 	}
-	c.enqueue(func(ctx context.Context, p redis.Pipeliner) {
-		raiseScript.Eval(ctx, p, keys, args...)
-	})
+	c.enqueue(op{fn: func(ctx context.Context, p redis.Pipeliner) {
+		raiseScript.EvalSha(ctx, p, keys, args...)
+	}})
 }

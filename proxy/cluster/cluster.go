@@ -53,6 +53,7 @@ type Cluster struct {
 	up      atomic.Bool
 	dropped atomic.Int64 // writes that never reached Redis
 	outbox  chan op
+	stats   statBook
 
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -128,10 +128,10 @@ return out`)
 // CoolDown shares a cooldown, without waiting: it is queued behind the
 // writes before it.
 func (c *Cluster) CoolDown(cd Cooldown) {
-	c.enqueue(func(ctx context.Context, p redis.Pipeliner) {
-		coolScript.Eval(ctx, p, []string{c.keys.cooldowns}, strconv.FormatInt(cd.DeploymentID, 10),
+	c.enqueue(op{fn: func(ctx context.Context, p redis.Pipeliner) {
+		coolScript.EvalSha(ctx, p, []string{c.keys.cooldowns}, strconv.FormatInt(cd.DeploymentID, 10),
 			cd.Until.UnixMilli(), oneLine(cd.Reason), c.keys.channel)
-	})
+	}})
 }
 
 // EndCooldown ends a member's cooldown on every replica.
@@ -146,9 +146,9 @@ func (c *Cluster) EndCooldown(ctx context.Context, deploymentID int64) error {
 // BindAfterSuccess shares an automatic binding without waiting; it does not
 // replace an admin's live pin.
 func (c *Cluster) BindAfterSuccess(b Binding) {
-	c.enqueue(func(ctx context.Context, p redis.Pipeliner) {
+	c.enqueue(op{fn: func(ctx context.Context, p redis.Pipeliner) {
 		c.bind(ctx, p, b, "auto")
-	})
+	}})
 }
 
 // Pin shares an admin's pin.
@@ -161,8 +161,8 @@ func (c *Cluster) Pin(ctx context.Context, b Binding) error {
 	return err
 }
 
-// bind runs the bind script on the client (Run) or in a pipeline (Eval: a
-// pipeline cannot fall back from EVALSHA once Redis has forgotten a script).
+// bind runs the bind script on the client (Run, which falls back to EVAL)
+// or in a pipeline (EVALSHA: scripts are loaded at each connection).
 func (c *Cluster) bind(ctx context.Context, s redis.Scripter, b Binding, mode string) *redis.Cmd {
 	manual := "0"
 	if b.Manual {
@@ -171,7 +171,7 @@ func (c *Cluster) bind(ctx context.Context, s redis.Scripter, b Binding, mode st
 	keys, args := []string{c.keys.sticky}, []any{b.Name, b.Until.UnixMilli(),
 		strconv.FormatInt(b.DeploymentID, 10), manual, mode, c.keys.channel}
 	if p, ok := s.(redis.Pipeliner); ok {
-		return bindScript.Eval(ctx, p, keys, args...)
+		return bindScript.EvalSha(ctx, p, keys, args...)
 	}
 	return bindScript.Run(ctx, s, keys, args...)
 }
@@ -179,9 +179,9 @@ func (c *Cluster) bind(ctx context.Context, s redis.Scripter, b Binding, mode st
 // UnbindFailed drops the binding of name if it points at the member that
 // failed, without waiting.
 func (c *Cluster) UnbindFailed(name string, deploymentID int64) {
-	c.enqueue(func(ctx context.Context, p redis.Pipeliner) {
-		unbindScript.Eval(ctx, p, []string{c.keys.sticky}, name, strconv.FormatInt(deploymentID, 10), c.keys.channel)
-	})
+	c.enqueue(op{fn: func(ctx context.Context, p redis.Pipeliner) {
+		unbindScript.EvalSha(ctx, p, []string{c.keys.sticky}, name, strconv.FormatInt(deploymentID, 10), c.keys.channel)
+	}})
 }
 
 // Unbind drops the binding of name, or every binding when name is "", and
@@ -226,9 +226,13 @@ func (c *Cluster) follow() {
 func (c *Cluster) resync() {
 	ctx, cancel := context.WithTimeout(c.ctx, 5*c.timeout)
 	defer cancel()
+	if err := c.loadScripts(ctx); err != nil {
+		c.failed(err)
+		return
+	}
 	p := c.rdb.Pipeline()
 	for _, cd := range c.mirror.LocalCooldowns() {
-		coolScript.Eval(ctx, p, []string{c.keys.cooldowns}, strconv.FormatInt(cd.DeploymentID, 10),
+		coolScript.EvalSha(ctx, p, []string{c.keys.cooldowns}, strconv.FormatInt(cd.DeploymentID, 10),
 			cd.Until.UnixMilli(), oneLine(cd.Reason), c.keys.channel)
 	}
 	if _, err := p.Exec(ctx); err != nil {

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -23,30 +24,94 @@ type Attempt struct {
 // across replicas.
 const latencySamples = 512
 
-// statScript adds one attempt to a member's counters and latencies.
-// KEYS: stats, latencies. ARGV: ok, latency µs, tokens in, out, cost, error, error at.
+// statScript adds what one replica gathered of a member's attempts to its
+// shared counters and latencies.
+// KEYS: stats, latencies. ARGV: requests, successes, latency µs, tokens in,
+// out, cost, last error, its time (ms), then latencies in µs.
 var statScript = redis.NewScript(`
-redis.call('HINCRBY', KEYS[1], 'requests', 1)
-if ARGV[1] == '1' then redis.call('HINCRBY', KEYS[1], 'successes', 1) end
-redis.call('HINCRBY', KEYS[1], 'latency_us', ARGV[2])
-redis.call('HINCRBY', KEYS[1], 'tokens_in', ARGV[3])
-redis.call('HINCRBY', KEYS[1], 'tokens_out', ARGV[4])
-redis.call('HINCRBY', KEYS[1], 'cost_nanos', ARGV[5])
-if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'last_error', ARGV[6], 'last_error_at', ARGV[7]) end
-redis.call('LPUSH', KEYS[2], ARGV[2])
-redis.call('LTRIM', KEYS[2], 0, ` + strconv.Itoa(latencySamples-1) + `)
+redis.call('HINCRBY', KEYS[1], 'requests', ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'successes', ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'latency_us', ARGV[3])
+redis.call('HINCRBY', KEYS[1], 'tokens_in', ARGV[4])
+redis.call('HINCRBY', KEYS[1], 'tokens_out', ARGV[5])
+redis.call('HINCRBY', KEYS[1], 'cost_nanos', ARGV[6])
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'last_error', ARGV[7], 'last_error_at', ARGV[8]) end
+if #ARGV > 8 then
+  redis.call('LPUSH', KEYS[2], unpack(ARGV, 9))
+  redis.call('LTRIM', KEYS[2], 0, ` + strconv.Itoa(latencySamples-1) + `)
+end
 return 0`)
 
-// RecordAttempt adds an attempt to the shared statistics, without waiting.
-func (c *Cluster) RecordAttempt(a Attempt) {
-	c.enqueue(func(ctx context.Context, p redis.Pipeliner) {
-		ok := "0"
-		if a.OK {
-			ok = "1"
+// statBook gathers the attempts of this replica between two sends.
+type statBook struct {
+	mu   sync.Mutex
+	byID map[int64]*statDelta
+}
+
+// statDelta is one member's attempts since the last send.
+type statDelta struct {
+	requests, successes, latencyUS int64
+	tokensIn, tokensOut, costNanos int64
+	lastErr                        string
+	lastErrAt                      int64 // unix ms
+	samples                        []int64
+}
+
+func (b *statBook) add(a Attempt) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.byID == nil {
+		b.byID = make(map[int64]*statDelta)
+	}
+	d := b.byID[a.DeploymentID]
+	if d == nil {
+		d = &statDelta{}
+		b.byID[a.DeploymentID] = d
+	}
+	d.requests++
+	us := a.Latency.Microseconds()
+	d.latencyUS += us
+	d.tokensIn += a.TokensIn
+	d.tokensOut += a.TokensOut
+	d.costNanos += a.CostNanos
+	if a.OK {
+		d.successes++
+	} else {
+		d.lastErr, d.lastErrAt = oneLine(a.Err), a.At.UnixMilli()
+	}
+	if len(d.samples) < latencySamples {
+		d.samples = append(d.samples, us)
+	}
+}
+
+// take returns an op that sends what was gathered, and starts again.
+func (b *statBook) take(c *Cluster) (op, bool) {
+	b.mu.Lock()
+	gathered := b.byID
+	b.byID = nil
+	b.mu.Unlock()
+	if len(gathered) == 0 {
+		return op{}, false
+	}
+	return op{fn: func(ctx context.Context, p redis.Pipeliner) {
+		for id, d := range gathered {
+			args := make([]any, 0, 8+len(d.samples))
+			args = append(args, d.requests, d.successes, d.latencyUS, d.tokensIn, d.tokensOut, d.costNanos, d.lastErr, d.lastErrAt)
+			for _, s := range d.samples {
+				args = append(args, s)
+			}
+			statScript.EvalSha(ctx, p, []string{c.keys.stats(id), c.keys.latencies(id)}, args...)
 		}
-		statScript.Eval(ctx, p, []string{c.keys.stats(a.DeploymentID), c.keys.latencies(a.DeploymentID)},
-			ok, a.Latency.Microseconds(), a.TokensIn, a.TokensOut, a.CostNanos, oneLine(a.Err), a.At.UnixMilli())
-	})
+	}}, true
+}
+
+// RecordAttempt counts an attempt in the shared statistics: gathered here,
+// and added to Redis's every statsEvery.
+func (c *Cluster) RecordAttempt(a Attempt) {
+	if !c.up.Load() {
+		return // this replica's own statistics keep it
+	}
+	c.stats.add(a)
 }
 
 // MemberStats are one member's statistics over every replica.

@@ -1,0 +1,73 @@
+package proxy
+
+import (
+	"testing"
+	"time"
+)
+
+// TestPeriodEnd: periods count from the anchor (the holder's creation), so
+// every replica that reloads at its own moment names the same period.
+func TestPeriodEnd(t *testing.T) {
+	anchor := time.Date(2026, 1, 31, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		period string
+		now    time.Time
+		want   time.Time
+	}{
+		{"", anchor.Add(time.Hour), time.Time{}},
+		{"30m", anchor.Add(45 * time.Minute), anchor.Add(time.Hour)},
+		{"30m", anchor.Add(time.Hour), anchor.Add(90 * time.Minute)},     // a boundary starts the next one
+		{"1d", anchor.Add(-36 * time.Hour), anchor.Add(-24 * time.Hour)}, // anchor after now: a later clock
+		{"7d", anchor.Add(20 * 24 * time.Hour), anchor.Add(21 * 24 * time.Hour)},
+		{"1mo", time.Date(2026, 2, 15, 0, 0, 0, 0, time.UTC), time.Date(2026, 2, 28, 10, 0, 0, 0, time.UTC)},
+		{"1mo", time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC)},
+		{"3mo", time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 7, 31, 10, 0, 0, 0, time.UTC)},
+		{"1mo", time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC), time.Date(2025, 12, 31, 10, 0, 0, 0, time.UTC)},
+		{"nonsense", anchor, time.Time{}},
+	}
+	for _, tt := range tests {
+		if got := periodEnd(anchor, tt.period, tt.now); !got.Equal(tt.want) {
+			t.Errorf("periodEnd(%s, now %s) = %s, want %s", tt.period, tt.now, got, tt.want)
+		}
+	}
+	// Two replicas reloading an hour apart agree.
+	a := periodEnd(anchor, "1d", anchor.Add(50*time.Hour))
+	b := periodEnd(anchor, "1d", anchor.Add(51*time.Hour))
+	if !a.Equal(b) {
+		t.Errorf("replicas disagree on the period: %s and %s", a, b)
+	}
+}
+
+// TestBudgetRefresh: the stored spend replaces what was read before, and
+// the spend settled here stays counted until the log writer has committed
+// its row; a stored spend of another period is not taken.
+func TestBudgetRefresh(t *testing.T) {
+	end := time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC)
+	b := &budget{period: "1d", resetAt: end, stored: 1}
+	b.addPending(5, 0.25)
+	b.addPending(6, 0.5)
+	if got := b.spent(); got != 1.75 {
+		t.Fatalf("spent %v, want 1.75", got)
+	}
+	// The database has row 5 (and another replica's $2): row 6 is still ours alone.
+	b.refresh(3.25, &end, 5)
+	if got := b.spent(); got != 3.75 {
+		t.Fatalf("after a refresh with row 5 committed: spent %v, want 3.25 + 0.5", got)
+	}
+	old := end.Add(-24 * time.Hour)
+	b.refresh(9, &old, 6)
+	if got := b.spent(); got != 3.75 {
+		t.Fatalf("a spend of the period before was taken: spent %v", got)
+	}
+	b.refresh(4, &end, 6)
+	if got := b.spent(); got != 4 || len(b.pending) != 0 {
+		t.Fatalf("with every row committed: spent %v, %d pending; want 4, none", got, len(b.pending))
+	}
+	// A long outage: the pending list stays bounded, and nothing is lost.
+	for i := range 1000 {
+		b.addPending(int64(10+i), 0.001)
+	}
+	if len(b.pending) > maxPending || b.spent() < 4+1-1e-9 || b.spent() > 4+1+1e-9 {
+		t.Fatalf("after 1000 pending costs: %d kept, spent %v; want at most %d kept and 5", len(b.pending), b.spent(), maxPending)
+	}
+}

@@ -1,0 +1,46 @@
+package cluster_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+
+	"gateway/proxy/cluster"
+	"gateway/proxy/cluster/redistest"
+)
+
+// BenchmarkAdmit is one request's admission (a key's limit and budget, one
+// round trip to Redis) and its settlement, sent behind it. BENCH_REDIS_URL
+// names a running Redis; without it a redis-server is started.
+func BenchmarkAdmit(b *testing.B) {
+	url := os.Getenv("BENCH_REDIS_URL")
+	if url == "" {
+		url = redistest.Start(b).URL()
+	}
+	r := startBenchReplica(b, url)
+	k := r.Keys(cluster.Holder{Kind: "key", ID: 1})
+	i := 0
+	for b.Loop() {
+		i++
+		a := &cluster.Admission{RequestID: strconv.Itoa(i), Amount: 1000,
+			Limits:  []cluster.Limit{{Window: k.Window, RPM: 1 << 30}},
+			Budgets: []cluster.Budget{{Spent: k.Spent(0), Held: k.Held, HeldSum: k.HeldSum, Hard: 1 << 50}}}
+		if v, err := r.Admit(context.Background(), a); err != nil || v.Refusal != cluster.Admitted {
+			b.Fatal(v, err)
+		}
+		r.Settle(a, 500, 10)
+	}
+}
+
+func startBenchReplica(b *testing.B, url string) *cluster.Cluster {
+	c, err := cluster.New(cluster.Options{URL: url, Namespace: "bench", Mirror: newMirror()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Start(5e9); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	return c
+}
