@@ -43,8 +43,6 @@ func cooldownError(err error, name string, id int64) error {
 		return &userError{kind: models.ErrNotFound, msg: fmt.Sprintf("no pool %q is served", name)}
 	case errors.Is(err, proxy.ErrNotAMember):
 		return &userError{kind: models.ErrNotFound, msg: fmt.Sprintf("deployment %d is not an enabled member of %q", id, name)}
-	case errors.Is(err, proxy.ErrNotShared):
-		return &userError{kind: errUnavailable, msg: err.Error()}
 	}
 	return err
 }

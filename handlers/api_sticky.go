@@ -99,14 +99,22 @@ func (a *App) clearSticky(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	log := a.logger(r.Context())
-	switch {
-	case all:
-		rt.ClearAllSticky()
+	if all {
+		if err := rt.ClearAllSticky(); err != nil {
+			a.apiError(w, r, err)
+			return
+		}
 		log.Info("all sticky bindings cleared")
-	case !rt.ClearSticky(model):
-		a.apiError(w, r, &userError{kind: models.ErrNotFound, msg: fmt.Sprintf("model_name: %q has no sticky binding", model)})
-		return
-	default:
+	} else {
+		had, err := rt.ClearSticky(model)
+		switch {
+		case err != nil:
+			a.apiError(w, r, err)
+			return
+		case !had:
+			a.apiError(w, r, &userError{kind: models.ErrNotFound, msg: fmt.Sprintf("model_name: %q has no sticky binding", model)})
+			return
+		}
 		log.Info("sticky binding cleared", "model", model)
 	}
 	a.writeJSON(w, r, http.StatusOK, stickyJSONOf(rt))

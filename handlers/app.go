@@ -36,8 +36,8 @@ type Runtime interface {
 	CheckPool(ctx context.Context, name string) ([]proxy.CheckResult, bool)
 	StickyBindings() []proxy.StickyBinding
 	PinSticky(model string, deploymentID int64, ttl time.Duration) error
-	ClearSticky(model string) bool
-	ClearAllSticky()
+	ClearSticky(model string) (bool, error)
+	ClearAllSticky() error
 	EndCooldown(ctx context.Context, name string, deploymentID int64) error
 	// SharedState says whether runtime state is shared with other replicas
 	// through Redis (configured), and whether Redis answers now (up).

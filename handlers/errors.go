@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"gateway/models"
+	"gateway/proxy"
 )
 
 // Errors of the admin side itself; the store's are models.Err*.
@@ -17,9 +18,6 @@ var (
 	errReload          = errors.New("the change was saved, but the routing table could not be rebuilt: see the gateway log")
 	errLoginBusy       = errors.New("too many sign-ins at once")
 	errNoRuntime       = errors.New("this admin listener has no proxy attached: runtime state is unavailable")
-	// errUnavailable: something the change needs beyond this process (Redis)
-	// does not answer.
-	errUnavailable = errors.New("unavailable")
 )
 
 // fieldError says what is wrong with one field of the input. Field is its
@@ -94,7 +92,7 @@ func errorStatus(err error) (int, string) {
 		status = http.StatusForbidden
 	case errors.Is(err, errThrottled):
 		status = http.StatusTooManyRequests
-	case errors.Is(err, errLoginBusy), errors.Is(err, errNoRuntime), errors.Is(err, errUnavailable):
+	case errors.Is(err, errLoginBusy), errors.Is(err, errNoRuntime), errors.Is(err, proxy.ErrNotShared):
 		status = http.StatusServiceUnavailable
 	case errors.Is(err, errReload):
 		return http.StatusInternalServerError, errReload.Error()

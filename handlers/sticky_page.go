@@ -211,7 +211,12 @@ func (a *App) clearStickyPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	model := formValue(r, "model_name")
-	if rt.ClearSticky(model) {
+	had, err := rt.ClearSticky(model)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	if had {
 		a.logger(r.Context()).Info("sticky binding cleared", "model", model)
 	}
 	seeOther(w, r, "/sticky")
@@ -224,7 +229,10 @@ func (a *App) clearAllStickyPage(w http.ResponseWriter, r *http.Request) {
 		a.pageError(w, r, err)
 		return
 	}
-	rt.ClearAllSticky()
+	if err := rt.ClearAllSticky(); err != nil {
+		a.pageError(w, r, err)
+		return
+	}
 	a.logger(r.Context()).Info("all sticky bindings cleared")
 	seeOther(w, r, "/sticky")
 }

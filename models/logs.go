@@ -78,11 +78,14 @@ const (
 )
 
 // SpendReset starts a new budget period for one holder: its spend back to 0,
-// its next reset at Next.
+// its next reset at Next. From is the end of the period it follows as the
+// writer knew it, which lets a reset move the end earlier after the
+// period's length was shortened (zero: the holder had none written).
 type SpendReset struct {
 	Holder string    `json:"holder"` // SpendKey, SpendUser or SpendTeam
 	ID     int64     `json:"id"`
 	Next   time.Time `json:"next"`
+	From   time.Time `json:"from,omitzero"`
 }
 
 // LogEntry is one item of the proxy's stream of request logs: a request's
@@ -231,16 +234,23 @@ func saveRows(tx *gorm.DB, rows []RequestLog) error {
 	return nil
 }
 
-// resetSpend starts a new budget period for one holder. Only a period that
-// has not been reset yet is reset, so that gateways sharing a database do it
-// once and an entry written twice changes nothing.
+// resetSpend starts a new budget period for one holder. Only the period the
+// reset follows is reset (or one ending before Next), so that gateways
+// sharing a database do it once, an entry written twice changes nothing,
+// and a late one (replayed from a spool) never zeroes a newer period.
 func resetSpend(tx *gorm.DB, r SpendReset) error {
 	table, err := spendTable(r.Holder)
 	if err != nil {
 		return err
 	}
-	err = tx.Table(table).Where("id = ? AND (budget_reset_at IS NULL OR budget_reset_at < ?)", r.ID, r.Next.UTC()).
-		Updates(map[string]any{"spend_usd": 0, "budget_reset_at": r.Next.UTC()}).Error
+	q := tx.Table(table).Where("id = ?", r.ID)
+	if r.From.IsZero() {
+		q = q.Where("budget_reset_at IS NULL OR budget_reset_at < ?", r.Next.UTC())
+	} else {
+		q = q.Where("budget_reset_at IS NULL OR budget_reset_at < ? OR (budget_reset_at = ? AND budget_reset_at <> ?)",
+			r.Next.UTC(), r.From.UTC(), r.Next.UTC())
+	}
+	err = q.Updates(map[string]any{"spend_usd": 0, "budget_reset_at": r.Next.UTC()}).Error
 	return wrap(err, "reset spend of %s %d", r.Holder, r.ID)
 }
 

@@ -76,3 +76,49 @@ func TestClusterID(t *testing.T) {
 		}
 	})
 }
+
+// TestResetSpendFollowsItsPeriod: a reset applies to the period it follows,
+// even when it moves the end earlier (the period was shortened), and never
+// to a newer one; written twice, it changes nothing the second time.
+func TestResetSpendFollowsItsPeriod(t *testing.T) {
+	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		k := &models.VirtualKey{Name: "k", MaxBudgetUSD: ptr(5.0), BudgetDuration: "1mo"}
+		if _, err := s.CreateKey(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		monthEnd := time.Date(2027, 1, 31, 9, 30, 0, 123456000, time.UTC)
+		dayEnd := time.Date(2027, 1, 10, 9, 30, 0, 123456000, time.UTC)
+		nextDay := dayEnd.Add(24 * time.Hour)
+		row := func(id string, cost float64) models.LogEntry {
+			return models.LogEntry{Log: models.RequestLog{RequestID: id, KeyID: &k.ID, CostUSD: cost, Status: 200}}
+		}
+		reset := func(next, from time.Time) models.LogEntry {
+			return models.LogEntry{Reset: &models.SpendReset{Holder: models.SpendKey, ID: k.ID, Next: next, From: from}}
+		}
+		steps := []struct {
+			what    string
+			entries []models.LogEntry
+			spend   float64
+			end     time.Time
+		}{
+			{"the first period's end written", []models.LogEntry{row("a", 1), reset(monthEnd, time.Time{}), row("b", 0.5)}, 0.5, monthEnd},
+			{"shortened to a day: the month's reset moves the end earlier", []models.LogEntry{reset(dayEnd, monthEnd), row("c", 0.25)}, 0.25, dayEnd},
+			{"the same reset again (another replica)", []models.LogEntry{reset(dayEnd, monthEnd)}, 0.25, dayEnd},
+			{"a stale reset of the month, replayed late", []models.LogEntry{reset(dayEnd.Add(-time.Hour), monthEnd)}, 0.25, dayEnd},
+			{"the next day", []models.LogEntry{reset(nextDay, dayEnd), row("d", 2)}, 2, nextDay},
+		}
+		for _, st := range steps {
+			if err := s.SaveLogEntries(ctx, st.entries, false); err != nil {
+				t.Fatalf("%s: %v", st.what, err)
+			}
+			got, err := s.GetKey(ctx, k.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.SpendUSD != st.spend || got.BudgetResetAt == nil || !got.BudgetResetAt.Equal(st.end) {
+				t.Fatalf("%s: spend $%v, period end %v; want $%v, %v", st.what, got.SpendUSD, got.BudgetResetAt, st.spend, st.end)
+			}
+		}
+	})
+}

@@ -30,20 +30,25 @@ type holder struct {
 // With Redis the shared counters admit instead (cluster.Admit), and this is
 // the fallback while Redis is down.
 type budget struct {
-	mu       sync.Mutex
-	name     string  // for messages: `key "ci"`
-	hard     float64 // USD; 0: no hard budget
-	soft     float64 // USD; 0: no soft budget
-	period   string  // "", "30m", "1d", "7d", "1mo"
-	anchor   time.Time
-	resetAt  time.Time
-	stored   float64        // the database's spend in this period, as last read
-	pending  []pendingSpend // settled here since, oldest first
-	pendSum  float64
-	reserved float64 // in flight
-	shared   float64 // what Redis said was spent, at the last admission
-	warned   bool    // the soft budget's warning was logged this period
-	keys     cluster.HolderKeys
+	mu      sync.Mutex
+	name    string    // for messages: `key "ci"`
+	hard    float64   // USD; 0: no hard budget
+	soft    float64   // USD; 0: no soft budget
+	period  string    // "", "30m", "1d", "7d", "1mo"
+	anchor  time.Time // periods count from it: the holder's creation, in UTC
+	resetAt time.Time // when this period ends
+	// storedPeriod names the period of the database's spend that stored
+	// counts from (its budget_reset_at, or the end of the first period
+	// while that is unset): a spend read under another name is another
+	// period's.
+	storedPeriod time.Time
+	stored       float64        // the database's spend in this period, as last read
+	pending      []pendingSpend // settled here since, oldest first
+	pendSum      float64
+	reserved     float64 // in flight
+	shared       float64 // what Redis said was spent, at the last admission
+	warned       bool    // the soft budget's warning was logged this period
+	keys         cluster.HolderKeys
 }
 
 // pendingSpend is a cost settled under a log sequence number: the database
@@ -60,6 +65,20 @@ const maxPending = 64
 
 func (b *budget) spent() float64 { return b.stored + b.pendSum }
 
+// spentAfter is the stored spend and what was settled under numbers above
+// seq, where seq was committed once the stored spend had been read: no cost
+// is counted twice (one committed while it was read may be missed, which a
+// floor allows). Caller holds b.mu.
+func (b *budget) spentAfter(seq int64) float64 {
+	sum := b.stored
+	for _, p := range b.pending {
+		if p.seq > seq {
+			sum += p.cost
+		}
+	}
+	return sum
+}
+
 // addPending records a settled cost. Caller holds b.mu.
 func (b *budget) addPending(seq int64, cost float64) {
 	if cost == 0 {
@@ -73,12 +92,26 @@ func (b *budget) addPending(seq int64, cost float64) {
 	b.pendSum += cost
 }
 
+// dbPeriod names the period of a stored spend: its budget_reset_at, or
+// the end of the holder's first period while no reset was ever written.
+// Caller holds b.mu.
+func (b *budget) dbPeriod(resetAt *time.Time) time.Time {
+	switch {
+	case b.period == "":
+		return time.Time{}
+	case resetAt != nil:
+		return resetAt.UTC()
+	}
+	return periodEnd(b.anchor, b.period, b.anchor)
+}
+
 // refresh takes the database's spend, read after the log writer had
 // committed every sequence number up to committed. A spend of another
-// period (a reset not written yet, or written by the database first) is
-// not this one's and is left for the next read. Caller holds b.mu.
+// period (one this replica has rolled over from, or one another replica
+// has rolled over to first) is not this one's and is left for a later
+// read. Caller holds b.mu.
 func (b *budget) refresh(spend float64, resetAt *time.Time, committed int64) {
-	if b.period != "" && (resetAt == nil || !resetAt.Equal(b.resetAt)) {
+	if !b.dbPeriod(resetAt).Equal(b.storedPeriod) {
 		return
 	}
 	b.stored = spend
@@ -115,9 +148,10 @@ func newAccounts() *accounts {
 }
 
 // budgetFor returns the holder's budget, creating it from the stored spend
-// the first time. A period starts where the stored one says, or else at the
-// holder's creation plus whole periods, so that every replica counts the
-// same periods. Caller holds a.mu.
+// the first time. Periods are counted from the holder's creation, so that
+// every replica names the same ones; a budget starts in the period of its
+// stored spend, which the next reservation rolls over if it is over.
+// Caller holds a.mu.
 func (a *accounts) budgetFor(h holder, l budgetLimits, spend float64, resetAt *time.Time, now time.Time) *budget {
 	b := a.budgets[h]
 	created := b == nil
@@ -132,11 +166,17 @@ func (a *accounts) budgetFor(h holder, l budgetLimits, spend float64, resetAt *t
 	defer b.mu.Unlock()
 	b.name = l.name
 	b.hard, b.soft = deref(l.hard), deref(l.soft)
-	switch {
-	case created && resetAt != nil && l.period != "":
-		b.period, b.resetAt = l.period, *resetAt // due already: the next reservation rolls it over
-	case created || b.period != l.period:
-		b.period, b.resetAt = l.period, periodEnd(l.created, l.period, now)
+	b.anchor = l.created.UTC()
+	if created || b.period != l.period {
+		// The period of the stored spend, ended or not, lasts until the end
+		// of the current one at most (sooner when it was longer, before the
+		// period was shortened): the reservation after that rolls it over.
+		b.period = l.period
+		b.storedPeriod = b.dbPeriod(resetAt)
+		b.resetAt = b.storedPeriod
+		if end := periodEnd(b.anchor, b.period, now); end.Before(b.resetAt) {
+			b.resetAt = end
+		}
 	}
 	return b
 }
@@ -148,21 +188,9 @@ func deref(p *float64) float64 {
 	return *p
 }
 
-// nextReset is when a period that starts at start ends; zero without a
-// period. Calendar months are months, not 30 days.
-func nextReset(start time.Time, period string) time.Time {
-	if period == "" {
-		return time.Time{}
-	}
-	if n, ok := strings.CutSuffix(period, "mo"); ok {
-		k, _ := strconv.Atoi(n)
-		return addMonths(start, max(k, 1))
-	}
-	return start.Add(parsePeriod(period))
-}
-
 // periodEnd is the end of the period that holds now, periods being counted
-// from anchor; zero without a period.
+// from anchor; zero without a period. Calendar months are months, not 30
+// days, each counted from the anchor (never from a clamped end before it).
 func periodEnd(anchor time.Time, period string, now time.Time) time.Time {
 	if period == "" {
 		return time.Time{}
@@ -227,17 +255,18 @@ func parsePeriod(p string) time.Duration {
 	return 0
 }
 
-// rollOver starts a new period when the old one is over and reports it.
-// Caller holds b.mu.
-func (b *budget) rollOver(now time.Time) bool {
+// rollOver starts a new period when the old one is over, and has the
+// database's spend reset between the rows of the old period and those of
+// the new. Caller holds b.mu.
+func (s *Server) rollOver(b *budget, h holder, now time.Time) {
 	if b.period == "" || b.resetAt.IsZero() || now.Before(b.resetAt) {
-		return false
+		return
 	}
+	from := b.storedPeriod
 	b.stored, b.pending, b.pendSum, b.shared, b.warned = 0, b.pending[:0], 0, 0, false
-	for !now.Before(b.resetAt) {
-		b.resetAt = nextReset(b.resetAt, b.period)
-	}
-	return true
+	b.resetAt = periodEnd(b.anchor, b.period, now)
+	b.storedPeriod = b.resetAt // the reset below names it
+	s.logs.resetSpend(h, b.resetAt, from)
 }
 
 // budgetSlack absorbs float rounding: fifty requests of $0.01 fit a $0.50
@@ -259,9 +288,7 @@ func (s *Server) reserve(k *virtualKey, amount float64, now time.Time) (reservat
 		if b != nil {
 			b.mu.Lock()
 			defer b.mu.Unlock()
-			if b.rollOver(now) {
-				s.logs.resetSpend(k.holders[i], b.resetAt)
-			}
+			s.rollOver(b, k.holders[i], now)
 		}
 	}
 	for _, b := range k.budgets {
@@ -280,23 +307,34 @@ func (s *Server) reserve(k *virtualKey, amount float64, now time.Time) (reservat
 
 // settle replaces the reservation by the real cost, settled under the log
 // sequence number seq. The database learns of the spend from the request's
-// log row, which carries the cost.
-func (s *Server) settle(r reservation, cost float64, seq int64) {
-	for _, b := range r.budgets {
+// log row, which carries the cost. It returns the budgets whose soft budget
+// this cost reached, for warnSoft.
+func (s *Server) settle(r reservation, cost float64, seq int64) (warn [3]*budget) {
+	for i, b := range r.budgets {
 		if b == nil {
 			continue
 		}
 		b.mu.Lock()
 		b.reserved = max(b.reserved-r.amount, 0)
 		b.addPending(seq, cost)
-		spent := max(b.spent(), b.shared+cost)
-		warn := b.soft > 0 && spent >= b.soft && !b.warned
-		b.warned = b.warned || warn
-		soft, name := b.soft, b.name
-		b.mu.Unlock()
-		if warn {
-			s.log.Warn("soft budget reached", "holder", name, "spent_usd", spent, "soft_budget_usd", soft)
+		if b.soft > 0 && !b.warned && max(b.spent(), b.shared+cost) >= b.soft {
+			b.warned, warn[i] = true, b
 		}
+		b.mu.Unlock()
+	}
+	return warn
+}
+
+// warnSoft logs the soft budgets a request reached, once a period each.
+func (s *Server) warnSoft(warn [3]*budget) {
+	for _, b := range warn {
+		if b == nil {
+			continue
+		}
+		b.mu.Lock()
+		spent, soft, name := max(b.spent(), b.shared), b.soft, b.name
+		b.mu.Unlock()
+		s.log.Warn("soft budget reached", "holder", name, "spent_usd", spent, "soft_budget_usd", soft)
 	}
 }
 

@@ -105,44 +105,49 @@ func (s *Server) fail(w http.ResponseWriter, x *exchange, err error) {
 
 // finish completes the exchange: the error line and the request log row.
 // Member statistics are kept per attempt by the router. An answer of known
-// length is sent on before the line and the row are written, so that the
-// caller does not wait for them; budgets and metrics are settled first, so
-// that the caller's next request and a scrape right after see this one.
+// length is sent on before the line is written, so that the caller does not
+// wait for it; budgets, the row and metrics are settled first, so that the
+// caller's next request and a scrape right after see this one.
 func (s *Server) finish(w http.ResponseWriter, x *exchange) {
-	var seq int64
+	end := s.now()
+	x.row.CreatedAt = x.start.UTC()
+	x.row.LatencyMS = end.Sub(x.start).Milliseconds()
+	if !x.firstByte.IsZero() {
+		x.row.TTFBMS = x.firstByte.Sub(x.start).Milliseconds()
+	}
 	if x.reserved {
-		seq = s.logs.nextSeq()
 		tokens := x.row.InputTokens + x.row.OutputTokens
 		if x.shared != nil {
 			// Queued before the local books take the cost: the spend floor
 			// shared each second (refreshSpend) then never runs ahead of it.
 			s.cluster.Settle(x.shared, nanos(x.row.CostUSD), tokens)
 		}
-		s.settle(x.reservation, x.row.CostUSD, seq)
 		for _, l := range x.key.limiters {
 			if l != nil {
 				l.addTokens(s.now(), tokens)
 			}
 		}
+		// The spend is numbered, counted and its row queued under one lock,
+		// so that rows are queued in the order of their numbers: the highest
+		// number committed then says that every one below it is too.
+		s.logs.order.Lock()
+		seq := s.logs.nextSeq()
+		warn := s.settle(x.reservation, x.row.CostUSD, seq)
+		s.logs.enqueueSettled(x.row, seq)
+		s.logs.order.Unlock()
+		s.warnSoft(warn)
+	} else if x.key != nil {
+		// Only a known key's requests are stored: anyone can send bad keys,
+		// and they must not be able to fill the database.
+		s.logs.enqueueRow(x.row)
 	}
-	end := s.now()
-	x.row.CreatedAt = x.start.UTC()
-	x.row.LatencyMS = end.Sub(x.start).Milliseconds()
 	s.metrics.observe(x, end)
-	if !x.firstByte.IsZero() {
-		x.row.TTFBMS = x.firstByte.Sub(x.start).Milliseconds()
-		// Only an answer of known length is complete once flushed: a chunked
-		// one ends when the handler returns. A caller who left gets nothing.
-		if w.Header().Get("Content-Length") != "" && x.row.Status != statusClientClosed {
-			http.NewResponseController(w).Flush() //nolint:errcheck // a caller gone is nothing to act on here
-		}
+	// Only an answer of known length is complete once flushed: a chunked
+	// one ends when the handler returns. A caller who left gets nothing.
+	if !x.firstByte.IsZero() && w.Header().Get("Content-Length") != "" && x.row.Status != statusClientClosed {
+		http.NewResponseController(w).Flush() //nolint:errcheck // a caller gone is nothing to act on here
 	}
 	s.logRequest(x)
-	// Only a known key's requests are stored: anyone can send bad keys, and
-	// they must not be able to fill the database.
-	if x.key != nil {
-		s.logs.enqueueSettled(x.row, seq)
-	}
 }
 
 // logRequest writes the access line of a request, with its request id:

@@ -52,6 +52,8 @@ type logWriter struct {
 	// of the spend they settled the database has.
 	seq       atomic.Int64
 	committed atomic.Int64
+	// order is held from numbering a spend to queueing its row.
+	order sync.Mutex
 
 	attach   chan *spool.Spool[models.LogEntry]
 	closing  chan context.Context
@@ -118,9 +120,9 @@ func (w *logWriter) enqueueSettled(row models.RequestLog, seq int64) {
 func (w *logWriter) nextSeq() int64 { return w.seq.Add(1) }
 
 // resetSpend restarts a holder's budget period in the database, between the
-// rows of the period that ends and those of the next.
-func (w *logWriter) resetSpend(h holder, next time.Time) {
-	w.enqueue(models.LogEntry{Reset: &models.SpendReset{Holder: h.kind, ID: h.id, Next: next}})
+// rows of the period that ends (from) and those of the next.
+func (w *logWriter) resetSpend(h holder, next, from time.Time) {
+	w.enqueue(models.LogEntry{Reset: &models.SpendReset{Holder: h.kind, ID: h.id, Next: next, From: from}})
 }
 
 // waiting is how many entries are not written yet, for metrics.

@@ -341,7 +341,7 @@ func TestLogWriterKeepsResetsBetweenTheirRows(t *testing.T) {
 	link.Cut()
 	e.w.enqueueRow(e.row(0, 3))
 	e.w.enqueueRow(e.row(1, 5))
-	e.w.resetSpend(holder{models.SpendKey, e.key.ID}, time.Now().Add(time.Hour))
+	e.w.resetSpend(holder{models.SpendKey, e.key.ID}, time.Now().Add(time.Hour), time.Time{})
 	e.w.enqueueRow(e.row(2, 7))
 	closeWriter(t, e.w)
 	link.Restore()

@@ -166,45 +166,43 @@ func (s *Server) PinSticky(model string, deploymentID int64, ttl time.Duration) 
 		ttl = DefaultStickyTTL
 	}
 	until := s.now().Add(ttl)
-	s.sticky.pin(model, deploymentID, until)
 	if s.cluster != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), sharedAdminTimeout)
 		defer cancel()
-		s.notShared(s.cluster.Pin(ctx, cluster.Binding{Name: model, DeploymentID: deploymentID, Until: until}), "sticky pin")
+		if err := s.cluster.Pin(ctx, cluster.Binding{Name: model, DeploymentID: deploymentID, Until: until}); err != nil {
+			return notShared(err)
+		}
 	}
+	s.sticky.pin(model, deploymentID, until)
 	return nil
 }
 
 // sharedAdminTimeout bounds an admin's change on its way to Redis.
 const sharedAdminTimeout = 2 * time.Second
 
-// notShared logs a change that stayed on this replica.
-func (s *Server) notShared(err error, what string) {
-	if err != nil {
-		s.log.Warn(what+" made on this replica only: redis is unreachable", "err", err)
-	}
-}
-
 // ClearSticky drops the binding of model and reports whether there was one.
-func (s *Server) ClearSticky(model string) bool {
-	had := s.sticky.clear(model)
+func (s *Server) ClearSticky(model string) (bool, error) {
+	var n int64
 	if s.cluster != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), sharedAdminTimeout)
 		defer cancel()
-		n, err := s.cluster.Unbind(ctx, model)
-		s.notShared(err, "sticky clear")
-		had = had || n > 0
+		var err error
+		if n, err = s.cluster.Unbind(ctx, model); err != nil {
+			return false, notShared(err)
+		}
 	}
-	return had
+	return s.sticky.clear(model) || n > 0, nil
 }
 
 // ClearAllSticky drops every binding.
-func (s *Server) ClearAllSticky() {
-	s.sticky.clearAll()
+func (s *Server) ClearAllSticky() error {
 	if s.cluster != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), sharedAdminTimeout)
 		defer cancel()
-		_, err := s.cluster.Unbind(ctx, "")
-		s.notShared(err, "sticky clear")
+		if _, err := s.cluster.Unbind(ctx, ""); err != nil {
+			return notShared(err)
+		}
 	}
+	s.sticky.clearAll()
+	return nil
 }

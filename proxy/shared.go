@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -52,20 +53,23 @@ func (m stateMirror) Unbind(name string, id int64) {
 }
 
 func (m stateMirror) LocalCooldowns() []cluster.Cooldown {
-	return m.s.states.coolingDown(m.s.now())
+	return m.s.states.cooldowns(m.s.now())
 }
 
 func (m stateMirror) Replace(cooldowns []cluster.Cooldown, bindings []cluster.Binding) {
+	live := make(map[int64]bool, len(cooldowns))
 	for _, c := range cooldowns {
+		live[c.DeploymentID] = true
 		m.CoolDown(c)
 	}
-	live := make(map[string]bool, len(bindings))
+	m.s.states.endCooldownsExcept(live)
+	bound := make(map[string]bool, len(bindings))
 	for _, b := range bindings {
-		live[b.Name] = true
+		bound[b.Name] = true
 		m.Bind(b)
 	}
 	m.s.sticky.m.Range(func(k, _ any) bool {
-		if !live[k.(string)] {
+		if !bound[k.(string)] {
 			m.s.sticky.m.Delete(k)
 		}
 		return true
@@ -139,9 +143,7 @@ func (s *Server) admitShared(x *exchange, amount float64) (err error, asked bool
 func (s *Server) sharedBudget(b *budget, h holder, now time.Time) (sb cluster.Budget, ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.rollOver(now) {
-		s.logs.resetSpend(h, b.resetAt)
-	}
+	s.rollOver(b, h, now)
 	if b.hard <= 0 && b.soft <= 0 {
 		return sb, false
 	}
@@ -187,6 +189,10 @@ func (s *Server) refreshSpend(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Read again: a row committed while the query ran may be in what it
+	// saw. The local books count such a row until the next read (they must
+	// never miss one); a floor, which stays, must never count one twice.
+	committedAfter := s.logs.committed.Load()
 	s.accounts.mu.Lock()
 	budgets := make([]*budget, len(rows))
 	for i, r := range rows {
@@ -205,7 +211,7 @@ func (s *Server) refreshSpend(ctx context.Context) error {
 		b.mu.Lock()
 		b.refresh(r.SpendUSD, r.BudgetResetAt, committed)
 		if floors != nil && b.keys.Held != "" {
-			floors[b.keys.Spent(b.periodEndUnix())] = nanos(b.spent())
+			floors[b.keys.Spent(b.periodEndUnix())] = nanos(b.spentAfter(committedAfter))
 		}
 		b.mu.Unlock()
 	}
@@ -230,19 +236,23 @@ func (s *Server) EndCooldown(ctx context.Context, name string, deploymentID int6
 	if m == nil {
 		return fmt.Errorf("%w: deployment %d, model %q", ErrNotAMember, deploymentID, name)
 	}
+	if s.cluster != nil {
+		if err := s.cluster.EndCooldown(ctx, deploymentID); err != nil {
+			return notShared(err)
+		}
+	}
 	m.state.endCooldown()
-	if s.cluster == nil {
-		return nil
-	}
-	if err := s.cluster.EndCooldown(ctx, deploymentID); err != nil {
-		return fmt.Errorf("%w: %v", ErrNotShared, err)
-	}
 	return nil
 }
 
-// ErrNotShared: a change was made on this replica, but Redis could not take
-// it to the others.
-var ErrNotShared = fmt.Errorf("changed on this replica only: redis is unreachable, so the other replicas were not told")
+// ErrNotShared: with Redis, a change an admin makes to the runtime state
+// (a cooldown ended, a sticky binding pinned or cleared) goes through
+// Redis to every replica; while Redis cannot be reached it is refused and
+// nothing changes, rather than holding on one replica only and being
+// undone by the shared state when Redis is back.
+var ErrNotShared = errors.New("redis is unreachable: nothing was changed, because the other replicas could not be told; try again when it is back")
+
+func notShared(err error) error { return fmt.Errorf("%w (%v)", ErrNotShared, err) }
 
 // refusal is the 429 of a limit the shared window refused.
 func (l *rateLimiter) refusal(tokens bool, wait time.Duration) *apiError {

@@ -213,8 +213,8 @@ func (s *memberStates) get(id int64) *memberState {
 	return st
 }
 
-// coolingDown returns the members cooling down at now.
-func (s *memberStates) coolingDown(now time.Time) []cluster.Cooldown {
+// cooldowns returns the members cooling down at now.
+func (s *memberStates) cooldowns(now time.Time) []cluster.Cooldown {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []cluster.Cooldown
@@ -224,6 +224,17 @@ func (s *memberStates) coolingDown(now time.Time) []cluster.Cooldown {
 		}
 	}
 	return out
+}
+
+// endCooldownsExcept ends every cooldown but those of the members in live.
+func (s *memberStates) endCooldownsExcept(live map[int64]bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, st := range s.byID {
+		if !live[id] {
+			st.endCooldown()
+		}
+	}
 }
 
 // retain forgets deleted deployments so that the map does not grow forever;

@@ -90,7 +90,7 @@ func TestRedisBudgetOverThreeReplicas(t *testing.T) {
 	key := setupPool(t, rs.gws[0], slowOpenAI(t, 20*time.Millisecond))
 	keyID := int64(keyNamed(t, rs.gws[0], "e2e")["id"].(float64))
 	const budget = 0.002 // about 20 answers of $0.0000975
-	mustAPI(t, rs.gws[0], "PATCH", fmt.Sprintf("/api/keys/%d", keyID), map[string]any{"max_budget_usd": budget}, http.StatusOK)
+	mustAPI(t, rs.gws[0], "PATCH", fmt.Sprintf("/api/keys/%d", keyID), map[string]any{"max_budget_usd": budget, "budget_duration": "30d"}, http.StatusOK)
 	time.Sleep(200 * time.Millisecond) // the others reload on the change notice
 
 	var mu sync.Mutex
@@ -421,6 +421,20 @@ func TestRedisStoppedUnderLoad(t *testing.T) {
 	if status, _, provider, _ := call(t, rs.gws[0], q.key, "pool"); status != http.StatusOK || provider != "reserve" {
 		t.Fatalf("with Redis down: %d from %q", status, provider)
 	}
+	// An admin's change to the runtime state cannot reach the other
+	// replica: it is refused, and nothing changes here either.
+	down := mustAPI(t, rs.gws[0], "POST", "/api/sticky", map[string]any{"model_name": "pool", "deployment_id": q.reserveID}, http.StatusServiceUnavailable)
+	if msg := fmt.Sprint(down["error"]); !strings.Contains(msg, "redis is unreachable: nothing was changed") {
+		t.Errorf("pin with Redis down: %v", down)
+	}
+	if b := mustAPI(t, rs.gws[0], "GET", "/api/sticky", nil, http.StatusOK)["bindings"].([]any); len(b) != 0 {
+		t.Errorf("a refused pin is listed: %v", b)
+	}
+	mustAPI(t, rs.gws[0], "DELETE", fmt.Sprintf("/api/pools/pool/cooldowns/%d", q.spentID), nil, http.StatusServiceUnavailable)
+	if !poolMembers(t, rs.gws[0], "pool")[q.spentID].CoolingDown {
+		t.Error("a refused end of a cooldown ended it on this replica")
+	}
+	mustAPI(t, rs.gws[0], "DELETE", "/api/sticky", nil, http.StatusServiceUnavailable)
 	time.Sleep(500 * time.Millisecond)
 	rs.redis.Restart()
 	for _, g := range rs.gws {

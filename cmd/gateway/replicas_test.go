@@ -125,7 +125,7 @@ func TestReplicasWithoutRedisSeeEachOthersSpend(t *testing.T) {
 	b, _ := startGateway(t, cfgB)
 	key := setupPool(t, a, newFakeOpenAI(t).URL)
 	keyID := int64(keyNamed(t, a, "e2e")["id"].(float64))
-	mustAPI(t, a, "PATCH", fmt.Sprintf("/api/keys/%d", keyID), map[string]any{"max_budget_usd": 0.0005}, http.StatusOK)
+	mustAPI(t, a, "PATCH", fmt.Sprintf("/api/keys/%d", keyID), map[string]any{"max_budget_usd": 0.0005, "budget_duration": "1d"}, http.StatusOK)
 	waitServed(t, b, key) // one answer through b: $0.0000975
 	spent := 0.0000975
 	for {

@@ -107,19 +107,24 @@ for i = 1, nl do
   local rpm, tpm = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
   a = a + 2
   local all = redis.call('HGETALL', KEYS[i])
-  local reqs, toks, oldest = 0, 0, sec
+  local reqs, toks, oldr, oldt = 0, 0, sec, sec
   for f = 1, #all, 2 do
     local s = tonumber(string.sub(all[f], 2))
     if s <= sec - 60 then
       redis.call('HDEL', KEYS[i], all[f])
     else
       local n = tonumber(all[f + 1])
-      if string.sub(all[f], 1, 1) == 'r' then reqs = reqs + n else toks = toks + n end
-      if n > 0 and s < oldest then oldest = s end
+      if string.sub(all[f], 1, 1) == 'r' then
+        reqs = reqs + n
+        if n > 0 and s < oldr then oldr = s end
+      else
+        toks = toks + n
+        if n > 0 and s < oldt then oldt = s end
+      end
     end
   end
-  if rpm > 0 and reqs >= rpm then return {1, i - 1, oldest + 60 - sec} end
-  if tpm > 0 and toks >= tpm then return {2, i - 1, oldest + 60 - sec} end
+  if rpm > 0 and reqs >= rpm then return {1, i - 1, oldr + 60 - sec} end
+  if tpm > 0 and toks >= tpm then return {2, i - 1, oldt + 60 - sec} end
 end
 local spent = {}
 for j = 1, nb do
@@ -221,7 +226,10 @@ return 0`)
 var ErrDown = errors.New("cluster: redis is unreachable")
 
 // Admit checks and counts a request against the shared limits and budgets
-// in one round trip.
+// in one round trip. On an error the caller admits on its own books; the
+// script may still have run (an answer lost to the timeout): then the
+// request counts once more in its windows, and its hold lapses after
+// holdFor, both on the safe side.
 func (c *Cluster) Admit(ctx context.Context, a *Admission) (Verdict, error) {
 	if !c.up.Load() {
 		return Verdict{}, ErrDown

@@ -52,8 +52,15 @@ type Cluster struct {
 
 	up      atomic.Bool
 	dropped atomic.Int64 // writes that never reached Redis
-	outbox  chan op
-	stats   statBook
+	// unshared are cooldowns set here that never reached Redis, shared at
+	// the next resync; nothing else set here is (holds lapse, spend is
+	// raised from the database, bindings are made again by traffic).
+	unsharedMu sync.Mutex
+	unshared   map[int64]Cooldown
+	// epoch is the one Redis had at the last resync; only resync uses it.
+	epoch  string
+	outbox chan op
+	stats  statBook
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -95,16 +102,17 @@ func New(opts Options) (*Cluster, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Cluster{
-		rdb:     redis.NewClient(ro),
-		keys:    newKeyspace(opts.Namespace),
-		log:     logger.With("component", "cluster"),
-		mirror:  opts.Mirror,
-		timeout: timeout,
-		every:   cmpOr(opts.PingInterval, 500*time.Millisecond),
-		outbox:  make(chan op, outboxSize),
-		ctx:     ctx,
-		cancel:  cancel,
-		synced:  make(chan struct{}),
+		rdb:      redis.NewClient(ro),
+		keys:     newKeyspace(opts.Namespace),
+		log:      logger.With("component", "cluster"),
+		mirror:   opts.Mirror,
+		timeout:  timeout,
+		every:    cmpOr(opts.PingInterval, 500*time.Millisecond),
+		outbox:   make(chan op, outboxSize),
+		unshared: make(map[int64]Cooldown),
+		ctx:      ctx,
+		cancel:   cancel,
+		synced:   make(chan struct{}),
 	}, nil
 }
 
@@ -176,7 +184,10 @@ func (c *Cluster) setUp(up bool, err error) {
 }
 
 // failed notes a command's error: a connection that fails marks Redis down
-// at once, so that the next requests do not wait for it too.
+// at once, so that the next requests do not wait for it too. So does a
+// pool with no free connection within the timeout: a Redis that slow is
+// as good as down for the request path, and the next ping says when it is
+// back.
 func (c *Cluster) failed(err error) {
 	if err == nil || errors.Is(err, redis.Nil) || c.ctx.Err() != nil {
 		return

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"gateway/proxy/cluster"
 	"gateway/proxy/cluster/redistest"
 )
@@ -17,7 +19,6 @@ type mirror struct {
 	mu        sync.Mutex
 	cooldowns map[int64]cluster.Cooldown
 	bindings  map[string]cluster.Binding
-	local     []cluster.Cooldown // what LocalCooldowns answers
 	replaced  int
 }
 
@@ -59,12 +60,17 @@ func (m *mirror) Unbind(name string, id int64) {
 func (m *mirror) LocalCooldowns() []cluster.Cooldown {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.local
+	var out []cluster.Cooldown
+	for _, c := range m.cooldowns {
+		out = append(out, c)
+	}
+	return out
 }
 
 func (m *mirror) Replace(cs []cluster.Cooldown, bs []cluster.Binding) {
 	m.mu.Lock()
 	m.replaced++
+	m.cooldowns = map[int64]cluster.Cooldown{}
 	m.bindings = map[string]cluster.Binding{}
 	m.mu.Unlock()
 	for _, c := range cs {
@@ -97,7 +103,12 @@ type replica struct {
 
 func startReplica(t *testing.T, url, ns string) replica {
 	t.Helper()
-	m := newMirror()
+	return startMirror(t, url, ns, newMirror())
+}
+
+// startMirror starts a replica whose memory already holds m.
+func startMirror(t *testing.T, url, ns string, m *mirror) replica {
+	t.Helper()
 	c, err := cluster.New(cluster.Options{URL: url, Namespace: ns, Mirror: m, PingInterval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -273,25 +284,94 @@ func TestRedisBudgetOverReplicas(t *testing.T) {
 	})
 }
 
-// TestRedisOutageAndResync: a replica knows at once that Redis is gone, refuses to
-// wait for it, and when it is back shares the cooldowns it set meanwhile and
-// takes everyone's.
+// TestRedisOutageAndResync: a replica knows at once that Redis is gone,
+// refuses to wait for it, and when Redis is back (empty: it kept nothing)
+// every replica shares again the cooldowns it knows of, the ones it set
+// meanwhile included.
 func TestRedisOutageAndResync(t *testing.T) {
 	srv := redistest.Start(t)
 	a, b := startReplica(t, srv.URL(), "outage"), startReplica(t, srv.URL(), "outage")
+	before := time.Now().Add(time.Hour).Truncate(time.Millisecond)
+	a.CoolDown(cluster.Cooldown{DeploymentID: 4, Until: before, Reason: "set before the outage"})
+	eventually(t, "b hears of the first cooldown", func() bool { _, ok := b.m.cooldown(4); return ok })
 	srv.Stop()
 	eventually(t, "a sees Redis down", func() bool { return !a.Up() })
 	if _, err := a.Admit(context.Background(), &cluster.Admission{RequestID: "x"}); err == nil {
 		t.Error("admission with Redis down did not fail")
 	}
-	until := time.Now().Add(time.Hour).Truncate(time.Millisecond)
-	a.m.mu.Lock()
-	a.m.local = []cluster.Cooldown{{DeploymentID: 5, Until: until, Reason: "set while Redis was down"}}
-	a.m.mu.Unlock()
+	until := time.Now().Add(2 * time.Hour).Truncate(time.Millisecond)
+	a.CoolDown(cluster.Cooldown{DeploymentID: 5, Until: until, Reason: "set while Redis was down"})
+	a.m.CoolDown(cluster.Cooldown{DeploymentID: 5, Until: until, Reason: "set while Redis was down"})
 	srv.Restart()
 	eventually(t, "a sees Redis back", a.Up)
 	eventually(t, "b takes the cooldown a set while Redis was down", func() bool {
 		c, ok := b.m.cooldown(5)
 		return ok && c.Until.Equal(until)
 	})
+	c := startReplica(t, srv.URL(), "outage")
+	if got, ok := c.m.cooldown(4); !ok || !got.Until.Equal(before) {
+		t.Errorf("the cooldown of before the outage, which the restarted Redis lost: a new replica has %+v (%v), want until %s", got, ok, before)
+	}
+}
+
+// TestRedisPartitionedReplica: a replica cut off from Redis while the
+// others carry on misses a cooldown being ended; when its link is back it
+// ends it too, and does not bring it back to the others. A cooldown it set
+// while cut off reaches them.
+func TestRedisPartitionedReplica(t *testing.T) {
+	srv := redistest.Start(t)
+	link := srv.NewLink(t)
+	a, b := startReplica(t, link.URL(), "part"), startReplica(t, srv.URL(), "part")
+	hour := time.Now().Add(time.Hour).Truncate(time.Millisecond)
+	b.CoolDown(cluster.Cooldown{DeploymentID: 7, Until: hour, Reason: "429"})
+	eventually(t, "a hears of the cooldown", func() bool { _, ok := a.m.cooldown(7); return ok })
+	link.Cut()
+	eventually(t, "a sees Redis down", func() bool { return !a.Up() })
+	if err := b.EndCooldown(context.Background(), 7); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "b ends it", func() bool { _, ok := b.m.cooldown(7); return !ok })
+	a.CoolDown(cluster.Cooldown{DeploymentID: 8, Until: hour, Reason: "set while cut off"})
+	a.m.CoolDown(cluster.Cooldown{DeploymentID: 8, Until: hour, Reason: "set while cut off"})
+	if _, ok := a.m.cooldown(7); !ok {
+		t.Fatal("a heard of the end while cut off: the link was not cut")
+	}
+	link.Mend()
+	eventually(t, "a sees Redis back", a.Up)
+	eventually(t, "a ends the cooldown that was ended while it was cut off", func() bool { _, ok := a.m.cooldown(7); return !ok })
+	eventually(t, "b takes the cooldown a set while cut off", func() bool { _, ok := b.m.cooldown(8); return ok })
+	if _, ok := b.m.cooldown(7); ok {
+		t.Error("the ended cooldown came back on b")
+	}
+	if c := startReplica(t, srv.URL(), "part"); func() bool { _, ok := c.m.cooldown(7); return ok }() {
+		t.Error("the ended cooldown is back in Redis")
+	}
+}
+
+// TestRedisSettleAfterScriptsLost: Redis that forgot its scripts (SCRIPT
+// FLUSH, as after a restart) refuses the next pipeline's scripts; the
+// settlement is sent again, not dropped, so the hold is released at once.
+func TestRedisSettleAfterScriptsLost(t *testing.T) {
+	srv := redistest.Start(t)
+	a := startReplica(t, srv.URL(), "noscript")
+	keys := a.Keys(cluster.Holder{Kind: "key", ID: 3})
+	const cent = int64(10_000_000)
+	budget := cluster.Budget{Spent: keys.Spent(0), Held: keys.Held, HeldSum: keys.HeldSum, Hard: 2 * cent}
+	first := &cluster.Admission{RequestID: "first", Amount: 2 * cent, Budgets: []cluster.Budget{budget}}
+	if v, err := a.Admit(context.Background(), first); err != nil || v.Refusal != cluster.Admitted {
+		t.Fatalf("first admission: %+v, %v", v, err)
+	}
+	raw := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer raw.Close()
+	if err := raw.ScriptFlush(context.Background()).Err(); err != nil {
+		t.Fatalf("SCRIPT FLUSH: %v", err)
+	}
+	a.Settle(first, cent/2, 10)
+	eventually(t, "the settlement releases the hold", func() bool {
+		v, err := a.Admit(context.Background(), &cluster.Admission{RequestID: "second", Amount: cent, Budgets: []cluster.Budget{budget}})
+		return err == nil && v.Refusal == cluster.Admitted && v.Spent[0] == cent/2
+	})
+	if n := a.Dropped(); n != 0 {
+		t.Errorf("%d writes dropped, want none", n)
+	}
 }

@@ -37,11 +37,15 @@ type Mirror interface {
 	// Unbind drops the binding of name if it points at deploymentID (any
 	// member when 0); name "" drops every binding.
 	Unbind(name string, deploymentID int64)
-	// LocalCooldowns are the replica's live cooldowns, which it may have set
-	// while Redis was unreachable; they are shared again when it is back.
+	// LocalCooldowns are the replica's live cooldowns, shared again when
+	// Redis has lost what it held.
 	LocalCooldowns() []Cooldown
-	// Replace makes the shared state the replica's: cooldowns are extended
-	// to theirs, bindings replaced. Called after every (re)connection.
+	// Replace makes the shared state the replica's: its cooldowns and
+	// bindings become the replica's, and the replica's that Redis does not
+	// have end (another replica ended them while this one was not
+	// listening). Called after every (re)connection, once the cooldowns
+	// this replica set without Redis (or all of its own, when Redis lost
+	// its state) have been shared.
 	Replace(cooldowns []Cooldown, bindings []Binding)
 }
 
@@ -126,12 +130,37 @@ end
 return out`)
 
 // CoolDown shares a cooldown, without waiting: it is queued behind the
-// writes before it.
-func (c *Cluster) CoolDown(cd Cooldown) {
-	c.enqueue(op{fn: func(ctx context.Context, p redis.Pipeliner) {
-		coolScript.EvalSha(ctx, p, []string{c.keys.cooldowns}, strconv.FormatInt(cd.DeploymentID, 10),
-			cd.Until.UnixMilli(), oneLine(cd.Reason), c.keys.channel)
-	}})
+// writes before it. One that does not reach Redis is shared at the next
+// resync.
+func (c *Cluster) CoolDown(cd Cooldown) { c.enqueue(op{cool: &cd}) }
+
+func (c *Cluster) coolCmd(ctx context.Context, p redis.Pipeliner, cd Cooldown) redis.Cmder {
+	return coolScript.EvalSha(ctx, p, []string{c.keys.cooldowns}, strconv.FormatInt(cd.DeploymentID, 10),
+		cd.Until.UnixMilli(), oneLine(cd.Reason), c.keys.channel)
+}
+
+// keepUnshared remembers a cooldown that did not reach Redis.
+func (c *Cluster) keepUnshared(cd Cooldown) {
+	c.unsharedMu.Lock()
+	defer c.unsharedMu.Unlock()
+	if cur, ok := c.unshared[cd.DeploymentID]; !ok || cd.Until.After(cur.Until) {
+		c.unshared[cd.DeploymentID] = cd
+	}
+}
+
+// takeUnshared returns the cooldowns that did not reach Redis, still live
+// at now, and forgets them.
+func (c *Cluster) takeUnshared(now time.Time) []Cooldown {
+	c.unsharedMu.Lock()
+	defer c.unsharedMu.Unlock()
+	var out []Cooldown
+	for id, cd := range c.unshared {
+		if cd.Until.After(now) {
+			out = append(out, cd)
+		}
+		delete(c.unshared, id)
+	}
+	return out
 }
 
 // EndCooldown ends a member's cooldown on every replica.
@@ -221,8 +250,8 @@ func (c *Cluster) follow() {
 	}
 }
 
-// resync shares the cooldowns this replica set on its own, then takes the
-// whole shared state. A failure is retried by the next subscription.
+// resync shares the cooldowns this replica set without Redis, then takes
+// the whole shared state. A failure is retried by the next subscription.
 func (c *Cluster) resync() {
 	ctx, cancel := context.WithTimeout(c.ctx, 5*c.timeout)
 	defer cancel()
@@ -230,13 +259,29 @@ func (c *Cluster) resync() {
 		c.failed(err)
 		return
 	}
-	p := c.rdb.Pipeline()
-	for _, cd := range c.mirror.LocalCooldowns() {
-		coolScript.EvalSha(ctx, p, []string{c.keys.cooldowns}, strconv.FormatInt(cd.DeploymentID, 10),
-			cd.Until.UnixMilli(), oneLine(cd.Reason), c.keys.channel)
+	cools := c.takeUnshared(time.Now())
+	lost, err := c.newEpoch(ctx)
+	if err != nil {
+		c.keepAll(cools)
+		c.failed(err)
+		return
 	}
-	if _, err := p.Exec(ctx); err != nil {
-		c.log.Warn("could not share this replica's cooldowns", "err", err)
+	if lost {
+		// Redis restarted empty: what every replica mirrors is all that is
+		// left of the shared cooldowns.
+		cools = append(cools, c.mirror.LocalCooldowns()...)
+	}
+	if len(cools) > 0 {
+		p := c.rdb.Pipeline()
+		for _, cd := range cools {
+			c.coolCmd(ctx, p, cd)
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			c.keepAll(cools)
+			c.failed(err)
+			c.log.Warn("could not share the cooldowns set while redis was unreachable", "err", err)
+			return
+		}
 	}
 	res, err := loadScript.Run(ctx, c.rdb, []string{c.keys.cooldowns, c.keys.sticky}).Slice()
 	if err != nil || len(res) != 3 {
@@ -247,6 +292,27 @@ func (c *Cluster) resync() {
 	c.mirror.Replace(parseCooldowns(res[1]), parseBindings(res[2]))
 	c.setUp(true, nil)
 	c.syncedOnce.Do(func() { close(c.synced) })
+}
+
+// newEpoch reports whether Redis lost what it held since this replica
+// last looked (the first look counts as a loss: nothing was shared yet).
+func (c *Cluster) newEpoch(ctx context.Context) (bool, error) {
+	p := c.rdb.Pipeline()
+	p.SetNX(ctx, c.keys.epoch, strconv.FormatInt(time.Now().UnixNano(), 36), 0)
+	get := p.Get(ctx, c.keys.epoch)
+	if _, err := p.Exec(ctx); err != nil {
+		return false, err
+	}
+	lost := get.Val() != c.epoch
+	c.epoch = get.Val()
+	return lost, nil
+}
+
+// keepAll remembers cooldowns that could not be shared.
+func (c *Cluster) keepAll(cools []Cooldown) {
+	for _, cd := range cools {
+		c.keepUnshared(cd)
+	}
 }
 
 // apply hands one published change to the mirror.

@@ -8,11 +8,14 @@ type keyspace struct {
 	channel   string // events: cooldowns and sticky bindings
 	cooldowns string // hash: deployment id → "until|reason"
 	sticky    string // hash: public name → "until|deployment id|manual"
+	// epoch is set once by the first replica to find it missing: a new one
+	// says that Redis lost what it held (a restart without persistence).
+	epoch string
 }
 
 func newKeyspace(namespace string) keyspace {
 	p := "gateway:" + namespace + ":"
-	return keyspace{prefix: p, channel: p + "events", cooldowns: p + "cooldowns", sticky: p + "sticky"}
+	return keyspace{prefix: p, channel: p + "events", cooldowns: p + "cooldowns", sticky: p + "sticky", epoch: p + "epoch"}
 }
 
 // Holder is what a budget or a rate limit belongs to: a key, a user or a

@@ -8,11 +8,13 @@ import (
 )
 
 // op is one write that no request waits for: settling a request (batched:
-// every settlement of a round trip goes in one script call), or anything
-// else (sharing a cooldown or a binding, raising spends), which queues its
-// commands on p.
+// every settlement of a round trip goes in one script call), sharing a
+// cooldown (remembered when it does not arrive, to be shared again at the
+// next resync), or anything else (sharing a binding, raising spends), which
+// queues its commands on p.
 type op struct {
 	settle *settlement
+	cool   *Cooldown
 	fn     func(ctx context.Context, p redis.Pipeliner)
 }
 
@@ -24,19 +26,27 @@ const (
 	statsEvery = 250 * time.Millisecond
 )
 
-// enqueue hands an op to the sender without ever blocking. While Redis is
-// down the op is dropped: what it would have shared is caught up with when
-// Redis is back (cooldowns are shared again, spend is raised to the
-// database's, holds lapse).
-func (c *Cluster) enqueue(o op) {
-	if !c.up.Load() {
-		c.dropped.Add(1)
-		return
+// enqueue hands an op to the sender without ever blocking, and reports
+// whether it was taken. While Redis is down the op is dropped: what it
+// would have shared is caught up with when Redis is back (cooldowns are
+// shared again, spend is raised to the database's, holds lapse).
+func (c *Cluster) enqueue(o op) bool {
+	if c.up.Load() {
+		select {
+		case c.outbox <- o:
+			return true
+		default:
+		}
 	}
-	select {
-	case c.outbox <- o:
-	default:
-		c.dropped.Add(1)
+	c.lost(o)
+	return false
+}
+
+// lost counts an op that never reached Redis, and remembers a cooldown.
+func (c *Cluster) lost(o op) {
+	c.dropped.Add(1)
+	if o.cool != nil {
+		c.keepUnshared(*o.cool)
 	}
 }
 
@@ -92,7 +102,9 @@ func (c *Cluster) flushLeft() {
 	for {
 		batch = c.gather(batch)
 		if len(batch) == 0 || ctx.Err() != nil || !c.up.Load() {
-			c.dropped.Add(int64(len(batch)))
+			for _, o := range batch {
+				c.lost(o)
+			}
 			return
 		}
 		c.exec(ctx, batch)
@@ -102,8 +114,11 @@ func (c *Cluster) flushLeft() {
 
 // exec sends one batch: its settlements in one script call first (moving a
 // settlement before a raise queued earlier is safe: a raise's floor only
-// counts what was settled before it), then the other ops in order. A batch
-// that fails is dropped, not retried: a retry could count a settlement twice.
+// counts what was settled before it), then the other ops in order. A
+// command Redis refused for want of its script (Redis restarted and forgot
+// them) did not run: it is sent once more after the scripts are loaded.
+// Any other failure is dropped, not retried: a retry could count a
+// settlement twice.
 func (c *Cluster) exec(ctx context.Context, batch []op) {
 	ctx, cancel := context.WithTimeout(ctx, 2*c.timeout)
 	defer cancel()
@@ -114,12 +129,17 @@ func (c *Cluster) exec(ctx context.Context, batch []op) {
 			settles = append(settles, o.settle)
 		}
 	}
+	var settleCmd redis.Cmder
 	if len(settles) > 0 {
 		keys, args := settleBatch(settles)
-		settleScript.EvalSha(ctx, p, keys, args...)
+		settleCmd = settleScript.EvalSha(ctx, p, keys, args...)
 	}
+	cools := make(map[redis.Cmder]Cooldown)
 	for _, o := range batch {
-		if o.fn != nil {
+		switch {
+		case o.cool != nil:
+			cools[c.coolCmd(ctx, p, *o.cool)] = *o.cool
+		case o.fn != nil:
 			o.fn(ctx, p)
 		}
 	}
@@ -127,18 +147,51 @@ func (c *Cluster) exec(ctx context.Context, batch []op) {
 	if err == nil {
 		return
 	}
-	failed := 0
+	again := c.resendWithoutScripts(ctx, cmds)
+	var lost int64
 	for _, cmd := range cmds {
-		if cmd.Err() != nil {
-			failed++
-			if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
-				// Redis restarted and forgot the scripts: load them again.
-				c.loadScripts(ctx) //nolint:errcheck // logged there; the next batch tries again
-			}
+		if r, ok := again[cmd]; ok {
+			cmd = r
+		}
+		if cmd.Err() == nil {
+			continue
+		}
+		err = cmd.Err()
+		if cmd == settleCmd {
+			lost += int64(len(settles))
+		} else {
+			lost++
+		}
+		if cd, ok := cools[cmd]; ok {
+			c.keepUnshared(cd)
 		}
 	}
-	c.dropped.Add(int64(failed))
-	c.failed(err) // down, or refused: logged either way
+	if lost > 0 {
+		c.dropped.Add(lost)
+		c.failed(err) // down, or refused: logged either way
+	}
+}
+
+// resendWithoutScripts loads the scripts and sends again the commands
+// Redis refused with NOSCRIPT, once; it returns their new results by the
+// commands they replace.
+func (c *Cluster) resendWithoutScripts(ctx context.Context, cmds []redis.Cmder) map[redis.Cmder]redis.Cmder {
+	var missing []redis.Cmder
+	for _, cmd := range cmds {
+		if err := cmd.Err(); err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+			missing = append(missing, cmd)
+		}
+	}
+	if len(missing) == 0 || c.loadScripts(ctx) != nil {
+		return nil
+	}
+	p := c.rdb.Pipeline()
+	again := make(map[redis.Cmder]redis.Cmder, len(missing))
+	for _, cmd := range missing {
+		again[cmd] = p.Do(ctx, cmd.Args()...)
+	}
+	p.Exec(ctx) //nolint:errcheck // each command's error is read by the caller
+	return again
 }
 
 // scripts are every script the cluster runs with EVALSHA in pipelines,
