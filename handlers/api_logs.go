@@ -144,6 +144,9 @@ type settingsJSON struct {
 	// HealthCheckIntervalMinutes > 0 checks pools in the background (see
 	// RunBackgroundChecks); 0, the default, never on a timer.
 	HealthCheckIntervalMinutes *int `json:"health_check_interval_minutes" validate:"omitnil,gte=0,lte=10080"`
+	// ResponsesRetentionDays: stored Responses answers older than this are
+	// pruned every hour; 30 (OpenAI's) until set, 0 keeps them for ever.
+	ResponsesRetentionDays *int `json:"responses_retention_days" validate:"omitnil,gte=0,lte=36500"`
 }
 
 // showSettings handles GET /api/settings.
@@ -163,7 +166,7 @@ func (a *App) settings(ctx context.Context) (settingsJSON, error) {
 		if err != nil {
 			return s, err
 		}
-		n := 0
+		n := f.def
 		if ok {
 			n, _ = strconv.Atoi(v)
 		}
@@ -176,11 +179,13 @@ func (a *App) settings(ctx context.Context) (settingsJSON, error) {
 type settingField struct {
 	key   string
 	value **int
+	def   int // while unset
 }
 
 func settingFields(s *settingsJSON) []settingField {
-	return []settingField{{models.SettingLogRetentionDays, &s.LogRetentionDays},
-		{models.SettingHealthCheckMinutes, &s.HealthCheckIntervalMinutes}}
+	return []settingField{{models.SettingLogRetentionDays, &s.LogRetentionDays, 0},
+		{models.SettingHealthCheckMinutes, &s.HealthCheckIntervalMinutes, 0},
+		{models.SettingResponsesRetentionDays, &s.ResponsesRetentionDays, models.DefaultResponsesRetentionDays}}
 }
 
 // putSettings handles PUT /api/settings: log_retention_days (0 keeps logs

@@ -54,6 +54,12 @@ func TestAPILogsStatsAndSettings(t *testing.T) {
 			t.Fatalf("without credentials: %d", rec.Code)
 		}
 
+		if got := decodeJSON[map[string]int](t, ta.api(t, "GET", "/api/settings", "")); got["responses_retention_days"] != 30 {
+			t.Fatalf("responses retention while unset: %v, want OpenAI's 30 days", got)
+		}
+		if rec := ta.api(t, "PUT", "/api/settings", `{"responses_retention_days": 0}`); rec.Code != 200 || !strings.Contains(rec.Body.String(), `"responses_retention_days":0`) {
+			t.Fatalf("responses kept for ever: %d %s", rec.Code, rec.Body)
+		}
 		rec := ta.api(t, "PUT", "/api/settings", `{"log_retention_days": 30}`)
 		if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"log_retention_days":30`) {
 			t.Fatalf("PUT settings: %d %s", rec.Code, rec.Body)

@@ -95,6 +95,10 @@ type SpendReset struct {
 type LogEntry struct {
 	Log   RequestLog  `json:"log,omitzero"`
 	Reset *SpendReset `json:"reset,omitempty"`
+	// Response (set instead of Log) is a Responses answer to keep;
+	// ForgetResponse one to delete, which may be on its way in this stream.
+	Response       *StoredResponse `json:"response,omitempty"`
+	ForgetResponse *ResponseRef    `json:"forget_response,omitempty"`
 	// Seq orders a process's entries for the proxy, which learns from it
 	// which spend the database has; it is not stored, nor spooled.
 	Seq int64 `json:"-"`
@@ -132,7 +136,17 @@ func (s *Store) SaveLogEntries(ctx context.Context, entries []LogEntry, once boo
 			}
 		}
 		rows := make([]RequestLog, 0, len(entries))
+		var responses []StoredResponse
+		var forget []ResponseRef
 		for _, e := range entries {
+			switch {
+			case e.Response != nil:
+				responses = append(responses, *e.Response)
+				continue
+			case e.ForgetResponse != nil:
+				forget = append(forget, *e.ForgetResponse)
+				continue
+			}
 			if e.Reset == nil {
 				if id := e.Log.RequestID; id == "" || !stored[id] {
 					rows = append(rows, e.Log)
@@ -147,7 +161,13 @@ func (s *Store) SaveLogEntries(ctx context.Context, entries []LogEntry, once boo
 				return err
 			}
 		}
-		return saveRows(tx, rows)
+		if err := saveRows(tx, rows); err != nil {
+			return err
+		}
+		if err := saveResponses(tx, responses); err != nil {
+			return err
+		}
+		return forgetResponses(tx, forget)
 	})
 }
 

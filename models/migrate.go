@@ -27,7 +27,8 @@ var migrations = []migration{
 // tables are every struct with a table.
 func tables() []any {
 	return []any{&Provider{}, &Deployment{}, &PoolSetting{}, &Fallback{}, &Team{},
-		&User{}, &VirtualKey{}, &RequestLog{}, &HealthCheck{}, &AdminUser{}, &Setting{}}
+		&User{}, &VirtualKey{}, &RequestLog{}, &HealthCheck{}, &AdminUser{}, &Setting{},
+		&StoredResponse{}, &StoredResponseItem{}}
 }
 
 // addColumns creates what the structs have and the database lacks. GORM's

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -115,10 +116,30 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, x *exchange, ep e
 	if !key.allows(req.model) {
 		return nil, nil, errModelNotAllowed(req.model)
 	}
+	if ep.caller == protoResponses {
+		// The whole conversation is what is estimated, and routed.
+		if req, err = s.prepareResponses(r.Context(), x, req); err != nil {
+			return nil, nil, err
+		}
+	}
 	if err := s.admitSpend(w, x, snap, req); err != nil {
 		return nil, nil, err
 	}
 	return snap, req, nil
+}
+
+// prepareResponses expands a Responses request from the state it refers
+// to, and notes whether its answer is to be kept.
+func (s *Server) prepareResponses(ctx context.Context, x *exchange, req *chatRequest) (*chatRequest, error) {
+	body, turn, err := s.responses.prepare(ctx, x.key.id, req.body, req.model)
+	if err != nil {
+		return nil, err
+	}
+	x.turn = turn
+	if body == nil {
+		return req, nil
+	}
+	return parseRequest(body, false)
 }
 
 // admitSpend applies the key's and its team's rate limits and reserves the

@@ -36,6 +36,8 @@ type exchange struct {
 	// ("openai/*" through a wildcard route), "" when none did. Metrics are
 	// labelled with it: the model string is the caller's, without bound.
 	route string
+	// turn is a Responses request whose answer is to be kept; nil when not.
+	turn *responsesTurn
 }
 
 // begin starts an exchange and tells the caller its request id.

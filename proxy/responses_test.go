@@ -162,14 +162,25 @@ func TestResponsesPassThrough(t *testing.T) {
 	}
 }
 
-// TestResponsesStatefulRefused: what needs server-side state gets a clear 400.
+// TestResponsesStatefulRefused: a previous_response_id this gateway never
+// stored is a 404 that names it, and what needs other server-side state
+// (background responses) a clear 400; neither reaches the member.
 func TestResponsesStatefulRefused(t *testing.T) {
 	e, _ := newProtocolEnv(t)
 	p := responseParams("gpt")
 	p.PreviousResponseID = param.NewOpt("resp_123")
 	_, err := e.client().Responses.New(context.Background(), p, option.WithMaxRetries(0))
 	var oerr *openai.Error
-	if !errors.As(err, &oerr) || oerr.StatusCode != 400 || !strings.Contains(oerr.Message, "previous_response_id") {
+	if !errors.As(err, &oerr) || oerr.StatusCode != 404 || oerr.Code != "previous_response_not_found" || !strings.Contains(oerr.Message, "resp_123") {
 		t.Fatalf("got %v", err)
+	}
+	p = responseParams("gpt")
+	p.Background = param.NewOpt(true)
+	_, err = e.client().Responses.New(context.Background(), p, option.WithMaxRetries(0))
+	if !errors.As(err, &oerr) || oerr.StatusCode != 400 || !strings.Contains(oerr.Message, "background") {
+		t.Fatalf("background: got %v", err)
+	}
+	if n := e.up.count(); n != 0 {
+		t.Fatalf("the member was called %d times", n)
 	}
 }

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -23,6 +24,9 @@ func (s *Server) routes() http.Handler {
 		{http.MethodPost, "/v1/responses", s.handle(endpointResponses)}, // Codex
 		{http.MethodPost, "/responses", s.handle(endpointResponses)},
 		{http.MethodPost, "/embeddings", s.handle(endpointEmbeddings)},
+		{http.MethodGet, "/v1/responses/{id}", s.getResponse},
+		{http.MethodDelete, "/v1/responses/{id}", s.deleteResponse},
+		{http.MethodGet, "/v1/responses/{id}/input_items", s.listInputItems},
 		{http.MethodGet, "/v1/models", s.listModels},
 		{http.MethodGet, "/health/liveliness", s.liveliness},
 		{http.MethodGet, "/health/readiness", s.readiness},
@@ -30,18 +34,27 @@ func (s *Server) routes() http.Handler {
 		{http.MethodGet, "/{$}", s.root},
 	}
 	mux := http.NewServeMux()
+	allowed := make(map[string][]string)
+	var paths []string
 	for _, rt := range routes {
 		mux.HandleFunc(rt.method+" "+rt.path, rt.handler)
-		mux.HandleFunc(rt.path, methodNotAllowed(rt.method))
+		if allowed[rt.path] == nil {
+			paths = append(paths, rt.path)
+		}
+		allowed[rt.path] = append(allowed[rt.path], rt.method)
+	}
+	for _, p := range paths {
+		mux.HandleFunc(p, methodNotAllowed(allowed[p]...))
 	}
 	mux.HandleFunc("/", unknownPath)
 	return mux
 }
 
-func methodNotAllowed(allowed string) http.HandlerFunc {
-	if allowed == http.MethodGet {
-		allowed += ", " + http.MethodHead
+func methodNotAllowed(methods ...string) http.HandlerFunc {
+	if slices.Contains(methods, http.MethodGet) {
+		methods = append(methods, http.MethodHead)
 	}
+	allowed := strings.Join(methods, ", ")
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allowed)
 		writeError(w, pathProtocol(r.URL.Path), errMethodNotAllowed(r))

@@ -68,9 +68,11 @@ type Server struct {
 	// the router's candidate list would escape to the heap on every pick.
 	selector simpleShuffle
 	logs     *logWriter
-	handler  http.Handler
-	sticky   stickyTable // runtime state, survives reloads
-	accounts *accounts   // budgets and rate limits; runtime state too
+	// responses keeps the Responses API's state.
+	responses *responseStore
+	handler   http.Handler
+	sticky    stickyTable // runtime state, survives reloads
+	accounts  *accounts   // budgets and rate limits; runtime state too
 	// cluster shares runtime state with the other replicas through Redis;
 	// nil without (Share sets it before serving).
 	cluster *cluster.Cluster
@@ -112,6 +114,7 @@ func New(store *models.Store, opts Options) *Server {
 		streamHeaderTimeout: cmpOr(opts.StreamHeaderTimeout, defaultStreamHeaderTimeout),
 		streamKeepAlive:     cmpOr(opts.StreamKeepAlive, defaultStreamKeepAlive),
 	}
+	s.responses = newResponseStore(store, s.logs)
 	if s.now == nil {
 		s.now = time.Now
 	}

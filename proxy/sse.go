@@ -127,6 +127,11 @@ func (s *Server) relayFrom(ctx context.Context, r *http.Request, rs *relayedStre
 		rs.rearm()
 		out, evErr := rs.ad.event(ev)
 		rs.answered = rs.answered || evErr == nil
+		if rs.x.turn != nil && len(out) > 0 {
+			if resp := finalResponse(out); resp != nil {
+				s.responses.keep(rs.x.turn, resp)
+			}
+		}
 		if len(out) > 0 {
 			if err := rs.forward(out, s.now(), rs.ad.done() || !events.hasCompleteEvent()); err != nil {
 				return clientGoneFailure()

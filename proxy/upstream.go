@@ -114,6 +114,9 @@ func (rq *routing) deliver(a *upstreamAnswer, c *callPlan) *failure {
 			err: errUpstreamInvalid(rq.x.member.provider, err)}
 	}
 	x, w := rq.x, rq.w
+	if x.turn != nil {
+		rq.s.responses.keep(x.turn, body)
+	}
 	x.account(u)
 	h := w.Header()
 	x.setGatewayHeaders(h)

@@ -29,6 +29,37 @@ func pruneLogs(ctx context.Context, s *models.Store, logger *slog.Logger) {
 }
 
 func pruneOnce(ctx context.Context, s *models.Store, logger *slog.Logger, now time.Time) {
+	pruneLogsOnce(ctx, s, logger, now)
+	pruneResponsesOnce(ctx, s, logger, now)
+}
+
+// pruneResponsesOnce deletes stored Responses answers older than their
+// retention, 30 days while unset.
+func pruneResponsesOnce(ctx context.Context, s *models.Store, logger *slog.Logger, now time.Time) {
+	days := models.DefaultResponsesRetentionDays
+	v, ok, err := s.GetSetting(ctx, models.SettingResponsesRetentionDays)
+	if err != nil {
+		if ctx.Err() == nil {
+			logger.Warn("reading the responses retention failed", "err", err)
+		}
+		return
+	}
+	if ok {
+		if days, err = strconv.Atoi(v); err != nil || days <= 0 {
+			return
+		}
+	}
+	n, err := s.PruneResponses(ctx, now.AddDate(0, 0, -days))
+	if err != nil {
+		logger.Warn("pruning stored responses failed", "err", err)
+		return
+	}
+	if n > 0 {
+		logger.Info("pruned old stored responses", "responses", n, "retention_days", days)
+	}
+}
+
+func pruneLogsOnce(ctx context.Context, s *models.Store, logger *slog.Logger, now time.Time) {
 	v, ok, err := s.GetSetting(ctx, models.SettingLogRetentionDays)
 	if err != nil || !ok {
 		if err != nil && ctx.Err() == nil {

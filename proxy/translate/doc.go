@@ -23,8 +23,9 @@
 // and MessagesToResponsesStream turn the answer back into a response object
 // or the Responses event stream; ErrorToResponses reshapes errors and
 // ResponsesUsage reads usage. What needs stored state (previous_response_id,
-// store: true, conversation) is refused: the gateway keeps none, and Codex
-// sends the whole conversation with store: false. Anthropic thinking goes out
+// item_reference, store: true, conversation) is refused here: the proxy keeps
+// the state (proxy/responses_store.go) and hands over a request expanded into
+// the whole conversation, with store: false. Anthropic thinking goes out
 // as reasoning items whose encrypted_content carries the signed block, and
 // comes back in later requests as that block.
 //

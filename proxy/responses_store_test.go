@@ -1,0 +1,366 @@
+package proxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+
+	"gateway/models"
+	"gateway/proxy"
+)
+
+// conversation is a fake upstream that speaks both chat completions and
+// messages, answers "reply N" under an id of its own each time, and keeps
+// the turns of the conversation each call was given.
+type conversation struct {
+	*httptest.Server
+	mu    sync.Mutex
+	n     int
+	calls [][]string // per call: "role: text" of every message
+	store []any      // per call: its "store" field, if any
+}
+
+func newConversation(t *testing.T) *conversation {
+	c := &conversation{}
+	c.Server = httptest.NewServer(http.HandlerFunc(c.serve))
+	t.Cleanup(c.Close)
+	return c
+}
+
+func (c *conversation) serve(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Stream   bool `json:"stream"`
+		Store    any  `json:"store"`
+		System   any  `json:"system"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	raw, _ := io.ReadAll(r.Body)
+	if err := json.Unmarshal(raw, &req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var turns []string
+	for _, m := range req.Messages {
+		turns = append(turns, m.Role+": "+plainText(m.Content))
+	}
+	c.mu.Lock()
+	c.n++
+	n := c.n
+	c.calls = append(c.calls, turns)
+	c.store = append(c.store, req.Store)
+	c.mu.Unlock()
+	reply := fmt.Sprintf("reply %d", n)
+	if req.Stream {
+		w.Header().Set("Content-Type", "text/event-stream")
+		var events []string
+		if r.URL.Path == "/v1/messages" {
+			events = []string{
+				fmt.Sprintf(`event: message_start
+data: {"type":"message_start","message":{"id":"msg_conv%d","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":0}}}`, n),
+				`event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+				fmt.Sprintf(`event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%q}}`, reply),
+				`event: content_block_stop
+data: {"type":"content_block_stop","index":0}`,
+				`event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}`,
+				`event: message_stop
+data: {"type":"message_stop"}`,
+			}
+		} else {
+			chunk := func(delta, finish string) string {
+				return fmt.Sprintf(`data: {"id":"chatcmpl-conv%d","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}`, n, delta, finish)
+			}
+			events = []string{chunk(`{"role":"assistant","content":""}`, "null"), chunk(fmt.Sprintf(`{"content":%q}`, reply), "null"),
+				chunk(`{}`, `"stop"`),
+				fmt.Sprintf(`data: {"id":"chatcmpl-conv%d","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}`, n),
+				"data: [DONE]"}
+		}
+		for _, ev := range events {
+			io.WriteString(w, ev+"\n\n")
+		}
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if r.URL.Path == "/v1/messages" {
+		fmt.Fprintf(w, `{"id":"msg_conv%d","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":%q}],"stop_reason":"end_turn","usage":{"input_tokens":10,"output_tokens":2}}`, n, reply)
+		return
+	}
+	fmt.Fprintf(w, `{"id":"chatcmpl-conv%d","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}`, n, reply)
+}
+
+// plainText reads a message's content: a string, or its text parts.
+func plainText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(raw, &parts)
+	var out []string
+	for _, p := range parts {
+		out = append(out, p.Text)
+	}
+	return strings.Join(out, "")
+}
+
+func (c *conversation) lastCall() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls[len(c.calls)-1]
+}
+
+func (c *conversation) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// statefulEnv has a pool "chatty" on an openai-type member and "claudy" on
+// an anthropic-type one, both translated for Responses callers.
+func statefulEnv(t *testing.T) (*env, *conversation) {
+	e := newEnv(t, proxy.Options{})
+	conv := newConversation(t)
+	oa := e.addProvider("conv-openai", models.APITypeOpenAI, conv.URL+"/v1")
+	an := e.addProvider("conv-anthropic", models.APITypeAnthropic, conv.URL)
+	e.addDeployment(models.Deployment{PublicName: "chatty", UpstreamModel: "m", ProviderID: oa})
+	e.addDeployment(models.Deployment{PublicName: "claudy", UpstreamModel: "m", ProviderID: an})
+	e.reload()
+	return e, conv
+}
+
+func userInput(text string) responses.ResponseInputItemUnionParam {
+	return responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleUser)
+}
+
+// TestResponsesStateThreeTurns: the official Responses client, with store
+// left on as the AI SDK leaves it, continues a conversation three turns deep
+// by previous_response_id and by item_reference, on a chat member and on a
+// messages member: each turn the member is given the whole conversation.
+func TestResponsesStateThreeTurns(t *testing.T) {
+	for _, pool := range []string{"chatty", "claudy"} {
+		for _, by := range []string{"previous_response_id", "item_reference"} {
+			t.Run(pool+" by "+by, func(t *testing.T) {
+				e, conv := statefulEnv(t)
+				client := e.client()
+				ctx := context.Background()
+				first, err := client.Responses.New(ctx, responses.ResponseNewParams{Model: pool,
+					Instructions: param.NewOpt("Be terse."),
+					Input:        responses.ResponseNewParamsInputUnion{OfString: param.NewOpt("My name is Ada.")}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				answers := []*responses.Response{first}
+				asked := []string{"My name is Ada.", "What is my name?", "And my name backwards?"}
+				for turn := 1; turn < 3; turn++ {
+					p := responses.ResponseNewParams{Model: pool}
+					if by == "previous_response_id" {
+						p.PreviousResponseID = param.NewOpt(answers[turn-1].ID)
+						p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: []responses.ResponseInputItemUnionParam{userInput(asked[turn])}}
+					} else {
+						// What the AI SDK sends: the user's turns in full, the
+						// answers by reference.
+						var items []responses.ResponseInputItemUnionParam
+						for i := 0; i < turn; i++ {
+							items = append(items, userInput(asked[i]),
+								responses.ResponseInputItemUnionParam{OfItemReference: &responses.ResponseInputItemItemReferenceParam{ID: answers[i].Output[0].ID}})
+						}
+						p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: append(items, userInput(asked[turn]))}
+					}
+					var r *responses.Response
+					var err error
+					if turn == 1 {
+						// The second turn streams: its answer is kept from
+						// response.completed.
+						r, err = streamResponse(client, p)
+					} else {
+						r, err = client.Responses.New(ctx, p)
+					}
+					if err != nil {
+						var apiErr *openai.Error
+						errors.As(err, &apiErr)
+						t.Fatalf("turn %d: %v: %s", turn+1, err, apiErr.RawJSON())
+					}
+					answers = append(answers, r)
+					var want []string
+					if pool == "chatty" && turn == 0 {
+						want = append(want, "system: Be terse.")
+					}
+					for i := 0; i <= turn; i++ {
+						want = append(want, "user: "+asked[i])
+						if i < turn {
+							want = append(want, "assistant: "+answers[i].OutputText())
+						}
+					}
+					if got := conv.lastCall(); strings.Join(got, " | ") != strings.Join(want, " | ") {
+						t.Fatalf("turn %d: the member was given\n  %s\nwant\n  %s", turn+1, strings.Join(got, " | "), strings.Join(want, " | "))
+					}
+				}
+				if got := answers[2].OutputText(); got != "reply 3" {
+					t.Errorf("third answer %q", got)
+				}
+				if got := conv.store[2]; got == true {
+					t.Errorf("the member was asked to store the answer itself (store: %v); the gateway keeps it", got)
+				}
+			})
+		}
+	}
+}
+
+// TestResponsesStoredReadAndDeleted: a stored response can be read again,
+// with its input items, only by its own key; deleted, it is gone for GET
+// and for previous_response_id; one sent with store: false is not kept;
+// another gateway on the same database finds it there.
+func TestResponsesStoredReadAndDeleted(t *testing.T) {
+	e, conv := statefulEnv(t)
+	client := e.client()
+	ctx := context.Background()
+	first, err := client.Responses.New(ctx, responses.ResponseNewParams{Model: "claudy",
+		Input: responses.ResponseNewParamsInputUnion{OfString: param.NewOpt("My name is Ada.")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := client.Responses.New(ctx, responses.ResponseNewParams{Model: "claudy", PreviousResponseID: param.NewOpt(first.ID),
+		Input: responses.ResponseNewParamsInputUnion{OfString: param.NewOpt("What is my name?")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := client.Responses.Get(ctx, second.ID, responses.ResponseGetParams{})
+	if err != nil || got.ID != second.ID || got.OutputText() != second.OutputText() {
+		t.Fatalf("GET: %+v, %v; want the second response", got, err)
+	}
+	page, err := client.Responses.InputItems.List(ctx, second.ID, responses.InputItemListParams{Order: responses.InputItemListParamsOrderAsc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, it := range page.Data {
+		if it.ID == "" {
+			t.Errorf("an input item without an id: %+v", it)
+		}
+		var m struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		json.Unmarshal([]byte(it.RawJSON()), &m)
+		texts = append(texts, m.Role+": "+plainText(m.Content))
+	}
+	if want := "user: My name is Ada. | assistant: " + first.OutputText() + " | user: What is my name?"; strings.Join(texts, " | ") != want {
+		t.Errorf("input items %q, want %q", strings.Join(texts, " | "), want)
+	}
+
+	// Another key sees none of it.
+	other := e.client(option.WithAPIKey(e.addKey()))
+	e.reload()
+	var apiErr *openai.Error
+	if _, err := other.Responses.Get(ctx, second.ID, responses.ResponseGetParams{}); !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound {
+		t.Errorf("another key's GET: %v, want 404", err)
+	}
+	calls := conv.count()
+	if _, err := other.Responses.New(ctx, responses.ResponseNewParams{Model: "claudy", PreviousResponseID: param.NewOpt(first.ID),
+		Input: responses.ResponseNewParamsInputUnion{OfString: param.NewOpt("Who am I?")}}); !errors.As(err, &apiErr) ||
+		apiErr.StatusCode != http.StatusNotFound || !strings.Contains(apiErr.Message, first.ID) {
+		t.Errorf("another key continuing the conversation: %v, want 404 naming the id", err)
+	}
+	if conv.count() != calls {
+		t.Error("a request continuing an unknown response reached the member")
+	}
+
+	// A second gateway on the same database reads what the first wrote.
+	waitFor(t, "the responses to be written", func() bool {
+		_, err := e.store.GetResponse(ctx, keyID(t, e), second.ID)
+		return err == nil
+	})
+	g2 := proxy.New(e.store, proxy.Options{})
+	t.Cleanup(func() { g2.Close(context.Background()) })
+	if err := g2.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv2 := httptest.NewServer(g2)
+	t.Cleanup(srv2.Close)
+	_, err = e.client(option.WithBaseURL(srv2.URL+"/v1/")).Responses.New(ctx, responses.ResponseNewParams{Model: "chatty",
+		PreviousResponseID: param.NewOpt(second.ID), Input: responses.ResponseNewParamsInputUnion{OfString: param.NewOpt("Thanks.")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(conv.lastCall(), " | "); !strings.HasPrefix(got, "user: My name is Ada. | assistant: "+first.OutputText()) {
+		t.Errorf("the other gateway gave the member %q: not the conversation", got)
+	}
+
+	// Deleted: gone.
+	if err := client.Responses.Delete(ctx, second.ID); err != nil {
+		t.Fatalf("DELETE: %v", err)
+	}
+	if _, err := client.Responses.Get(ctx, second.ID, responses.ResponseGetParams{}); !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound {
+		t.Errorf("GET after DELETE: %v, want 404", err)
+	}
+	if _, err := client.Responses.New(ctx, responses.ResponseNewParams{Model: "claudy", PreviousResponseID: param.NewOpt(second.ID),
+		Input: responses.ResponseNewParamsInputUnion{OfString: param.NewOpt("Still there?")}}); !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound {
+		t.Errorf("continuing a deleted response: %v, want 404", err)
+	}
+
+	// store: false keeps nothing.
+	unstored, err := client.Responses.New(ctx, responses.ResponseNewParams{Model: "chatty", Store: param.NewOpt(false),
+		Input: responses.ResponseNewParamsInputUnion{OfString: param.NewOpt("Forget this.")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Responses.Get(ctx, unstored.ID, responses.ResponseGetParams{}); !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound {
+		t.Errorf("GET of a response sent with store: false: %v, want 404", err)
+	}
+}
+
+func keyID(t *testing.T, e *env) int64 {
+	t.Helper()
+	keys, err := e.store.ListKeys(context.Background())
+	if err != nil || len(keys) == 0 {
+		t.Fatalf("keys: %v", err)
+	}
+	return keys[0].ID
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 5 s for %s", what)
+		}
+	}
+}
+
+func streamResponse(client *openai.Client, p responses.ResponseNewParams) (*responses.Response, error) {
+	s := client.Responses.NewStreaming(context.Background(), p)
+	var final *responses.Response
+	for s.Next() {
+		if ev := s.Current(); ev.Type == "response.completed" {
+			r := ev.AsResponseCompleted().Response
+			final = &r
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	if final == nil {
+		return nil, errors.New("the stream had no response.completed")
+	}
+	return final, nil
+}
