@@ -364,3 +364,48 @@ func streamResponse(client *openai.Client, p responses.ResponseNewParams) (*resp
 	}
 	return final, nil
 }
+
+// TestResponsesStateNativeMember: a member that serves the Responses API
+// itself gets the whole conversation, store: false and no
+// previous_response_id: the gateway holds the state, so the next turn could
+// go to any member.
+func TestResponsesStateNativeMember(t *testing.T) {
+	e, _ := newProtocolEnv(t)
+	pid := e.addProvider("openai-responses", models.APITypeOpenAI, e.up.URL+"/v1")
+	if _, err := e.store.UpdateProvider(context.Background(), pid, "", func(p *models.Provider) error {
+		p.SupportsResponses = true
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.addDeployment(models.Deployment{PublicName: "native", UpstreamModel: "gpt-native", ProviderID: pid})
+	e.reload()
+	e.up.setRespond(fakeResponsesAPI)
+	client := e.client()
+	ctx := context.Background()
+	first, err := streamResponse(client, responses.ResponseNewParams{Model: "native",
+		Input: responses.ResponseNewParamsInputUnion{OfString: param.NewOpt("My name is Ada.")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Responses.New(ctx, responses.ResponseNewParams{Model: "native", PreviousResponseID: param.NewOpt(first.ID),
+		Input: responses.ResponseNewParamsInputUnion{OfString: param.NewOpt("What is my name?")}}); err != nil {
+		t.Fatal(err)
+	}
+	body := e.up.last(t).Body
+	if _, ok := body["previous_response_id"]; ok || body["store"] != false {
+		t.Fatalf("the member was asked with previous_response_id %v, store %v", body["previous_response_id"], body["store"])
+	}
+	input, _ := body["input"].([]any)
+	var roles []string
+	for _, it := range input {
+		m := it.(map[string]any)
+		if _, hasID := m["id"]; hasID {
+			t.Errorf("an item went to the member with its id, which a member asked with store: false does not know: %v", m)
+		}
+		roles = append(roles, fmt.Sprint(m["role"]))
+	}
+	if strings.Join(roles, ",") != "user,assistant,user" {
+		t.Fatalf("the member was given %v, want the first question, its answer and the second", input)
+	}
+}
