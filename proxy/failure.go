@@ -25,6 +25,10 @@ type failure struct {
 	// other pool would answer differently.
 	kind       string
 	retryAfter time.Duration // the upstream's retry-after, 0 when it sent none
+	// untranslatable: the gateway could not put the request into the
+	// member's protocol and called no one. The caller's error, unless a
+	// member taking the caller's protocol as is is left to try.
+	untranslatable bool
 }
 
 // cooldownTrigger says what a failure means for the member's cooldown.
@@ -94,6 +98,12 @@ func clientGoneFailure() *failure { return &failure{err: asAPIError(errClientGon
 
 // clientGone reports whether the failure is the caller hanging up.
 func (f *failure) clientGone() bool { return errors.Is(f.err, errClientGone) }
+
+// mayPass reports whether the member that failed may do better after a wait:
+// it was rate-limited, overloaded or unreachable. Anything else (the
+// request refused, a prompt too long for it, its provider misconfigured)
+// would only come again.
+func (f *failure) mayPass() bool { return f.retry && f.trigger != noTrigger }
 
 // upstreamError is the error object of either protocol's error shape:
 // OpenAI's {"error":{"message","type","code"}} and Anthropic's

@@ -101,8 +101,9 @@ func (c *callPlan) stream() streamAdapter {
 }
 
 // translationFailure is a request that cannot be put into the member's
-// protocol: the caller's to fix, but a member speaking the caller's own
-// protocol could still take it.
+// protocol: the caller's to fix, so nothing is retried, nothing counts
+// against the member and there are no fallbacks; but a member taking the
+// caller's protocol as is may still serve it.
 func translationFailure(err error) *failure {
 	var re *translate.RequestError
 	msg := err.Error()
@@ -112,5 +113,14 @@ func translationFailure(err error) *failure {
 			msg = re.Param + ": " + msg
 		}
 	}
-	return &failure{retry: true, err: errBadRequest("untranslatable_request", msg)}
+	return &failure{untranslatable: true, err: errBadRequest("untranslatable_request", msg)}
+}
+
+// takesAsIs reports whether p serves the caller's protocol itself, so that
+// its requests pass through untranslated (see planGenerate).
+func (p *provider) takesAsIs(caller protocol) bool {
+	if caller == protoResponses {
+		return p.responses
+	}
+	return p.protocol == caller
 }

@@ -61,6 +61,9 @@ type routing struct {
 	estimate int    // rough prompt tokens, for members' context windows
 	attempt  attemptFunc
 	current  string // the public name being routed now
+	// nativeOnly: a translator refused the request in the pool being
+	// routed; only members taking the caller's protocol as is are left.
+	nativeOnly bool
 }
 
 // serve routes the request: its own pool first, then the fallbacks the
@@ -120,7 +123,7 @@ func (rq *routing) servePool(name string) *failure {
 	if !ok {
 		return &failure{err: errNoDeployments(name)}
 	}
-	rq.current = name
+	rq.current, rq.nativeOnly = name, false
 	if name == rq.model {
 		rq.x.route = rt.pool.name
 	}
@@ -142,7 +145,8 @@ func (rq *routing) servePool(name string) *failure {
 		}
 		last = f
 		tried = append(tried, m.id)
-		if !f.retry {
+		rq.nativeOnly = rq.nativeOnly || f.untranslatable
+		if !f.retry && !f.untranslatable {
 			break
 		}
 	}
@@ -161,17 +165,20 @@ func (f *failure) unlessCommitted(x *exchange) *failure {
 }
 
 // nextMember picks the member for the next attempt. When every member not
-// cooling down was tried already, it backs off (no delay while others exist)
-// and lets one of them try again.
+// cooling down was tried already and the last failure may pass, it backs off
+// (no delay while others exist) and lets one of them try again.
 func (rq *routing) nextMember(rt route, tried []int64, last *failure, backoffs *int) (*member, *failure) {
 	now := rq.s.now()
 	if m := rq.pick(rt, tried, now); m != nil {
 		return m, nil
 	}
+	if last != nil && !last.mayPass() {
+		return nil, nil // asked again, a tried member would answer the same
+	}
 	if rt.pool.allCoolingDown(now) {
 		return nil, rq.allCoolingDown(rt, now)
 	}
-	if last == nil || !last.retry {
+	if last == nil {
 		return nil, nil
 	}
 	if err := rq.s.sleep(rq.r.Context(), backoffDelay(*backoffs, last.retryAfter)); err != nil {
@@ -195,13 +202,15 @@ func backoffDelay(n int, retryAfter time.Duration) time.Duration {
 }
 
 // pick narrows the pool to its candidates (not cooling down, not tried, long
-// enough a context window), honours a live sticky binding to one of them, and
-// otherwise leaves the choice to the shuffle.
+// enough a context window, not needing a translation that was refused),
+// honours a live sticky binding to one of them, and otherwise leaves the
+// choice to the shuffle.
 func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
 	var buf [16]*member // pools are small: the candidates stay on the stack
 	candidates := buf[:0]
 	for _, m := range rt.pool.members {
-		if !m.state.coolingDown(now) && !slices.Contains(tried, m.id) && m.fits(rq.estimate) {
+		if !m.state.coolingDown(now) && !slices.Contains(tried, m.id) && m.fits(rq.estimate) &&
+			(!rq.nativeOnly || m.provider.takesAsIs(rq.x.proto)) {
 			candidates = append(candidates, m)
 		}
 	}
@@ -296,6 +305,9 @@ func (rq *routing) try(m *member, rt route, set poolSettings) *failure {
 	if f != nil && f.clientGone() {
 		x.callerLeft()
 		return f // never the member's fault
+	}
+	if f != nil && f.untranslatable {
+		return f // the member was never called: nothing goes on its record
 	}
 	o := attemptOutcome{latency: now.Sub(start), ok: f == nil}
 	s.metrics.attempt(m, o.ok)
