@@ -80,8 +80,10 @@ func (c *callPlan) errorBody(status int, body []byte) []byte {
 	}
 }
 
-// stream returns the adapter that relays this call's events.
-func (c *callPlan) stream() streamAdapter {
+// stream returns the adapter that relays this call's events. promptTokens
+// is the request's estimate, for an Anthropic caller's message_start
+// before an OpenAI upstream reports its count at the end.
+func (c *callPlan) stream(promptTokens int) streamAdapter {
 	switch {
 	case c.caller == protoResponses && c.upstream == protoResponses:
 		return &responsesPassthrough{}
@@ -96,7 +98,7 @@ func (c *callPlan) stream() streamAdapter {
 	case c.caller == protoOpenAI:
 		return &translatingStream{conv: translate.NewMessagesToChatStream(c.wantsUsage)}
 	default:
-		return &translatingStream{conv: translate.NewChatToMessagesStream()}
+		return &translatingStream{conv: translate.NewChatToMessagesStream(int64(promptTokens))}
 	}
 }
 

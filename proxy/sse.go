@@ -54,7 +54,7 @@ func (rq *routing) streamCall(m *member, c *callPlan) *failure {
 		}
 		return rq.deliver(a, c)
 	}
-	rs := &relayedStream{w: rq.w, rc: http.NewResponseController(rq.w), x: rq.x, ad: c.stream(), resp: resp,
+	rs := &relayedStream{w: rq.w, rc: http.NewResponseController(rq.w), x: rq.x, ad: c.stream(rq.estimate), resp: resp,
 		cancel: cancel, rearm: func() { timer.Reset(streamIdleTimeout) }, firstEventTimeout: firstEvent,
 		keepAlive: s.streamKeepAlive, promptTokens: rq.estimate}
 	return s.relayEvents(ctx, r, rs)

@@ -58,9 +58,13 @@ func BenchmarkMessagesToChatStreamTextDelta(b *testing.B) {
 	}
 }
 
+// benchEstimate is the gateway's estimate of the prompt of a benchmark
+// stream, as it passes it to NewChatToMessagesStream.
+const benchEstimate = 320
+
 // BenchmarkChatToMessagesStreamContent converts one content chunk.
 func BenchmarkChatToMessagesStreamContent(b *testing.B) {
-	s := NewChatToMessagesStream()
+	s := NewChatToMessagesStream(benchEstimate)
 	data := []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hello, this is a typical streamed fragment."},"logprobs":null,"finish_reason":null}]}`)
 	if _, err := s.Event("", data); err != nil {
 		b.Fatal(err)
@@ -111,7 +115,7 @@ func benchChatStream() [][]byte {
 func BenchmarkChatToMessagesStreamWhole(b *testing.B) {
 	events := benchChatStream()
 	for b.Loop() {
-		s := NewChatToMessagesStream()
+		s := NewChatToMessagesStream(benchEstimate)
 		for _, ev := range events {
 			if _, err := s.Event("", ev); err != nil {
 				b.Fatal(err)

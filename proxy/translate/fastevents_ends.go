@@ -13,16 +13,17 @@ import (
 // escaped): see TestFastEventWriters and FuzzFastEventWriters.
 
 // appendMessageStart writes the message_start of ChatToMessagesStream: no
-// content, no stop reason, and zero usage (OpenAI reports it at the end).
+// content, no stop reason, and usage u (see ChatToMessagesStream.callerUsage).
 // It makes room for the events that follow it in the first chunk's output.
-func appendMessageStart(dst []byte, id, model string) []byte {
+func appendMessageStart(dst []byte, id, model string, u anthropicUsage) []byte {
 	dst = slices.Grow(dst, 512+len(id)+len(model))
 	dst = append(dst, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":"...)
 	dst = appendJSONString(dst, id, true)
 	dst = append(dst, `,"type":"message","role":"assistant","model":`...)
 	dst = appendJSONString(dst, model, true)
-	return append(dst, `,"content":[],"stop_reason":null,"stop_sequence":null,`+
-		`"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}}}`+"\n\n"...)
+	dst = append(dst, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":`...)
+	dst = appendAnthropicUsage(dst, u)
+	return append(dst, "}}\n\n"...)
 }
 
 // appendBlockStart writes a content_block_start: of a tool_use block with
@@ -53,7 +54,14 @@ func appendMessageEnd(dst []byte, stop string, u anthropicUsage) []byte {
 	dst = slices.Grow(dst, 320+len(stop))
 	dst = append(dst, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"...)
 	dst = appendJSONString(dst, stop, true)
-	dst = append(dst, `,"stop_sequence":null},"usage":{"input_tokens":`...)
+	dst = append(dst, `,"stop_sequence":null},"usage":`...)
+	dst = appendAnthropicUsage(dst, u)
+	return append(dst, "}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)
+}
+
+// appendAnthropicUsage writes u as an Anthropic usage object.
+func appendAnthropicUsage(dst []byte, u anthropicUsage) []byte {
+	dst = append(dst, `{"input_tokens":`...)
 	dst = strconv.AppendInt(dst, u.InputTokens, 10)
 	dst = append(dst, `,"cache_creation_input_tokens":`...)
 	dst = strconv.AppendInt(dst, u.CacheCreationInputTokens, 10)
@@ -61,5 +69,5 @@ func appendMessageEnd(dst []byte, stop string, u anthropicUsage) []byte {
 	dst = strconv.AppendInt(dst, u.CacheReadInputTokens, 10)
 	dst = append(dst, `,"output_tokens":`...)
 	dst = strconv.AppendInt(dst, u.OutputTokens, 10)
-	return append(dst, "}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)
+	return append(dst, '}')
 }

@@ -356,19 +356,22 @@ func checkEndWriters(t *testing.T, text string, index int, id string) {
 	n := int64(index)
 	for _, usage := range []Usage{{}, {InputTokens: n, OutputTokens: n * 3, CacheReadTokens: n / 2, CacheWriteTokens: -n},
 		{InputTokens: 1 << 62, OutputTokens: -1 << 63, CacheReadTokens: n, CacheWriteTokens: 1}} {
-		var outs [2][]byte
-		for i, general := range []bool{false, true} {
-			s := &ChatToMessagesStream{tools: map[int]toolBlock{}, general: general, next: index, usage: usage}
-			out := s.start("chatcmpl-"+id+"x", text)
-			out = s.openBlock(out, blockText, "", "")
-			out = s.openBlock(out, blockTool, id, text)
-			out = s.closeBlock(out)
-			out = s.closeBlock(out)
-			s.open, s.finish = blockTool, text
-			outs[i] = append(out, s.Finish()...)
-		}
-		if !bytes.Equal(outs[0], outs[1]) {
-			t.Fatalf("start and end\n--- fast\n%s\n--- general\n%s", outs[0], outs[1])
+		for _, final := range []bool{false, true} { // the upstream's usage, or the estimate
+			var outs [2][]byte
+			for i, general := range []bool{false, true} {
+				s := &ChatToMessagesStream{tools: map[int]toolBlock{}, general: general, next: index, usage: usage,
+					finalUsage: final, estimate: n * 7}
+				out := s.start("chatcmpl-"+id+"x", text)
+				out = s.openBlock(out, blockText, "", "")
+				out = s.openBlock(out, blockTool, id, text)
+				out = s.closeBlock(out)
+				out = s.closeBlock(out)
+				s.open, s.finish = blockTool, text
+				outs[i] = append(out, s.Finish()...)
+			}
+			if !bytes.Equal(outs[0], outs[1]) {
+				t.Fatalf("start and end\n--- fast\n%s\n--- general\n%s", outs[0], outs[1])
+			}
 		}
 	}
 }
@@ -397,7 +400,7 @@ func TestFastPathStreams(t *testing.T) {
 // streamConverters makes the converter of each golden stream directory.
 var streamConverters = map[string]func() streamConverter{
 	"stream_messages_to_chat":   func() streamConverter { return NewMessagesToChatStream(true) },
-	"stream_chat_to_messages":   func() streamConverter { return NewChatToMessagesStream() },
+	"stream_chat_to_messages":   func() streamConverter { return NewChatToMessagesStream(goldenEstimate) },
 	"responses_stream_chat":     func() streamConverter { return NewChatToResponsesStream() },
 	"responses_stream_messages": func() streamConverter { return NewMessagesToResponsesStream() },
 }

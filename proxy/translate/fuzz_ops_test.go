@@ -42,7 +42,7 @@ func FuzzChatToMessagesStreamOps(f *testing.F) {
 			stream = fmt.Appendf(stream, "data: %s\n\n", chatOp(op, text))
 		}
 		for _, end := range []func(s streamConverter) []byte{finish, fail} {
-			out := fuzzFeed(t, NewChatToMessagesStream(), stream, end)
+			out := fuzzFeed(t, NewChatToMessagesStream(goldenEstimate), stream, end)
 			if _, err := readMessagesStream(out); err != nil {
 				t.Fatalf("%v\n--- input\n%s\n--- output\n%s", err, stream, out)
 			}

@@ -106,7 +106,7 @@ func FuzzChatToMessagesStream(f *testing.F) {
 	addSeeds(f, "stream_chat_to_messages/*.in.sse")
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		for _, end := range []func(s streamConverter) []byte{finish, fail} {
-			out := fuzzFeed(t, NewChatToMessagesStream(), stream, end)
+			out := fuzzFeed(t, NewChatToMessagesStream(goldenEstimate), stream, end)
 			if _, err := readMessagesStream(out); err != nil {
 				t.Fatalf("%v\n--- output\n%s", err, out)
 			}

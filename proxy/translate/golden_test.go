@@ -18,9 +18,10 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata fr
 
 // The fixed parameters of every golden case.
 const (
-	goldenClaude  = "claude-upstream" // upstreamModel for ChatToMessages
-	goldenGPT     = "gpt-upstream"    // upstreamModel for MessagesToChat
-	goldenCreated = 1700000000        // "created" of OpenAI answers and chunks
+	goldenClaude   = "claude-upstream" // upstreamModel for ChatToMessages
+	goldenGPT      = "gpt-upstream"    // upstreamModel for MessagesToChat
+	goldenCreated  = 1700000000        // "created" of OpenAI answers and chunks
+	goldenEstimate = 99                // the gateway's estimate of a prompt, for ChatToMessagesStream
 )
 
 // TestGoldenRequests: testdata/chat_to_messages and messages_to_chat hold
@@ -96,7 +97,7 @@ func TestGoldenStreams(t *testing.T) {
 		return feedStream(t, in, s), nil
 	})
 	runGolden(t, "stream_chat_to_messages", ".in.sse", ".out.sse", func(in []byte) ([]byte, error) {
-		return feedStream(t, in, NewChatToMessagesStream()), nil
+		return feedStream(t, in, NewChatToMessagesStream(goldenEstimate)), nil
 	})
 }
 

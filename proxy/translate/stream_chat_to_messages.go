@@ -13,8 +13,11 @@ import (
 // time; nothing is buffered beyond the chunk at hand. Use one per stream,
 // from one goroutine.
 //
-// The first chunk gives message_start (OpenAI reports no usage before the
-// end, so its counts are zero; message_delta carries them all). Text and
+// The first chunk gives message_start. OpenAI reports usage only at the
+// end, yet clients such as LangChain's ChatAnthropic read the input count
+// from message_start alone, as Anthropic fills it: so its input_tokens is
+// the gateway's estimate of the prompt, or the upstream's own count when
+// the first chunk carries one (servers that count every chunk). Text and
 // each tool call become content blocks, numbered in order: a block is
 // stopped when output of another kind, or another tool call, begins, and
 // every tool call's first delta starts a tool_use block whose arguments
@@ -22,14 +25,19 @@ import (
 // (reasoning_content) is dropped: as a thinking block it would carry no
 // Anthropic signature, and Anthropic refuses the next request of a
 // conversation holding one ("Invalid signature in thinking block"), which
-// happens as soon as a fallback or a mixed pool sends it to a Claude model. finish_reason closes the open block; the
-// usage chunk and data: [DONE] give message_delta (stop reason, usage) and
-// message_stop. Only choice 0 is read (requests with n > 1 are refused).
+// happens as soon as a fallback or a mixed pool sends it to a Claude model.
+// finish_reason closes the open block; the usage chunk and data: [DONE]
+// give message_delta (stop reason, the upstream's usage) and message_stop.
+// An upstream that sent no usage leaves the estimate in message_delta too:
+// Anthropic's SDKs take its input_tokens over message_start's, and a zero
+// there would undo it. Only choice 0 is read (requests with n > 1 are
+// refused).
 type ChatToMessagesStream struct {
 	id, model   string
-	started     bool // message_start went out
-	ended       bool // the end went out: Finish, Error, or an upstream error
-	done        bool // the upstream's [DONE] arrived
+	estimate    int64 // the caller's prompt in tokens as the gateway estimated it
+	started     bool  // message_start went out
+	ended       bool  // the end went out: Finish, Error, or an upstream error
+	done        bool  // the upstream's [DONE] arrived
 	open        blockKind
 	openIndex   int               // the Anthropic index of the open block
 	next        int               // the Anthropic index of the next block
@@ -38,7 +46,7 @@ type ChatToMessagesStream struct {
 	calledTools bool
 	refused     bool
 	usage       Usage
-	finalUsage  bool  // the usage chunk arrived
+	finalUsage  bool  // a usage chunk arrived
 	outBytes    int64 // text and tool arguments written to the caller
 
 	reader  jsonReader // the fast path's, kept for its buffer
@@ -46,10 +54,13 @@ type ChatToMessagesStream struct {
 	general bool       // tests set it: encoding/json for every event, to compare the fast paths with
 }
 
-// NewChatToMessagesStream starts a converter. Ask the upstream for
-// stream_options.include_usage (MessagesToChat does), or the usage stays zero.
-func NewChatToMessagesStream() *ChatToMessagesStream {
-	return &ChatToMessagesStream{tools: map[int]toolBlock{}}
+// NewChatToMessagesStream starts a converter. inputEstimate is the
+// request's prompt in tokens as the gateway estimated it, written as the
+// input count until the upstream says (see ChatToMessagesStream). Ask the
+// upstream for stream_options.include_usage (MessagesToChat does), or its
+// usage never comes.
+func NewChatToMessagesStream(inputEstimate int64) *ChatToMessagesStream {
+	return &ChatToMessagesStream{tools: map[int]toolBlock{}, estimate: inputEstimate}
 }
 
 // Event converts one upstream event, given by its SSE event name (OpenAI
@@ -73,14 +84,14 @@ func (s *ChatToMessagesStream) Event(name string, data []byte) ([]byte, error) {
 	// usage: they are read by hand (see fastevents_in.go).
 	if !s.general {
 		if c := &s.chunk; s.reader.readChunk(data, !s.started, c) {
+			if c.hasUsage { // before message_start, which may carry it
+				s.usage, s.finalUsage = c.usage.usage(), true
+			}
 			out := s.start(c.id, c.model)
 			var err error
 			if c.hasChoice {
 				choice := c.chatChoice()
 				out, err = s.choice(out, &choice)
-			}
-			if c.hasUsage {
-				s.usage, s.finalUsage = c.usage.usage(), true
 			}
 			return out, err
 		}
@@ -91,6 +102,9 @@ func (s *ChatToMessagesStream) Event(name string, data []byte) ([]byte, error) {
 	}
 	if !isNull(c.Error) {
 		return s.upstreamError(c.Error)
+	}
+	if c.Usage != nil {
+		s.usage, s.finalUsage = c.Usage.usage(), true
 	}
 	out := s.start(c.ID, c.Model)
 	var err error
@@ -103,9 +117,6 @@ func (s *ChatToMessagesStream) Event(name string, data []byte) ([]byte, error) {
 			err = e
 		}
 	}
-	if c.Usage != nil {
-		s.usage, s.finalUsage = c.Usage.usage(), true
-	}
 	return out, err
 }
 
@@ -117,7 +128,7 @@ func (s *ChatToMessagesStream) Done() bool { return s.done }
 func (s *ChatToMessagesStream) Usage() Usage { return s.usage }
 
 // FinalUsage reports whether the upstream's usage chunk arrived: without
-// it, Usage is zero.
+// it, Usage is zero (the estimate the caller was told is not counted).
 func (s *ChatToMessagesStream) FinalUsage() bool { return s.finalUsage }
 
 // OutputBytes is how many bytes of text and tool-call arguments were
@@ -138,7 +149,7 @@ func (s *ChatToMessagesStream) Finish() []byte {
 	out = s.closeBlock(out)
 	stop := stopReason(s.finish, s.calledTools, s.refused)
 	if !s.general {
-		return appendMessageEnd(out, stop, s.usage.anthropic())
+		return appendMessageEnd(out, stop, s.callerUsage())
 	}
 	var delta struct {
 		Type  string `json:"type"`
@@ -150,7 +161,7 @@ func (s *ChatToMessagesStream) Finish() []byte {
 	}
 	delta.Type = "message_delta"
 	delta.Delta.StopReason = stop
-	delta.Usage = s.usage.anthropic()
+	delta.Usage = s.callerUsage()
 	out = appendMessagesEvent(out, "message_delta", delta)
 	return appendMessagesEvent(out, "message_stop", struct {
 		Type string `json:"type"`
@@ -178,15 +189,25 @@ func (s *ChatToMessagesStream) start(id, model string) []byte {
 	s.started = true
 	s.id, s.model = messageID(id), model
 	if !s.general {
-		return appendMessageStart(nil, s.id, model)
+		return appendMessageStart(nil, s.id, model, s.callerUsage())
 	}
 	var ev struct {
 		Type    string              `json:"type"`
 		Message messagesResponseOut `json:"message"`
 	}
 	ev.Type = "message_start"
-	ev.Message = messagesResponseOut{ID: s.id, Type: "message", Role: "assistant", Model: model, Content: []any{}}
+	ev.Message = messagesResponseOut{ID: s.id, Type: "message", Role: "assistant", Model: model, Content: []any{},
+		Usage: s.callerUsage()}
 	return appendMessagesEvent(nil, "message_start", ev)
+}
+
+// callerUsage is the usage the caller is told: the upstream's, or before it
+// said anything the estimate as the input count.
+func (s *ChatToMessagesStream) callerUsage() anthropicUsage {
+	if s.finalUsage {
+		return s.usage.anthropic()
+	}
+	return anthropicUsage{InputTokens: s.estimate}
 }
 
 func (s *ChatToMessagesStream) choice(out []byte, c *chatChunkChoiceIn) ([]byte, error) {

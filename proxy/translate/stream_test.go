@@ -3,6 +3,7 @@ package translate
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -85,7 +86,7 @@ func TestMessagesToChatStreamCacheUsage(t *testing.T) {
 }
 
 func TestChatToMessagesStreamToolCalls(t *testing.T) {
-	s := NewChatToMessagesStream()
+	s := NewChatToMessagesStream(goldenEstimate)
 	out := feedEach(t, s, readTestdata(t, "testdata/stream_chat_to_messages/tool_calls_parallel.in.sse"))
 	got, err := readMessagesStream(out)
 	if err != nil {
@@ -112,7 +113,7 @@ func TestChatToMessagesStreamToolCalls(t *testing.T) {
 }
 
 func TestChatToMessagesStreamCachedUsage(t *testing.T) {
-	s := NewChatToMessagesStream()
+	s := NewChatToMessagesStream(goldenEstimate)
 	out := feedEach(t, s, readTestdata(t, "testdata/stream_chat_to_messages/length_cached_usage.in.sse"))
 	got, err := readMessagesStream(out)
 	if err != nil {
@@ -122,6 +123,50 @@ func TestChatToMessagesStreamCachedUsage(t *testing.T) {
 	want := anthropicUsage{InputTokens: 312, CacheReadInputTokens: 2000, OutputTokens: 3}
 	if got.Usage != want || got.StopReason != "max_tokens" {
 		t.Errorf("usage %+v stop %q, want %+v max_tokens", got.Usage, got.StopReason, want)
+	}
+}
+
+// TestChatToMessagesStreamStartUsage: message_start carries an input count
+// whatever the upstream does, since some clients read it there alone: the
+// upstream's when its first chunk has one, the estimate otherwise; and
+// message_delta never takes the estimate back to zero.
+func TestChatToMessagesStreamStartUsage(t *testing.T) {
+	cases := []struct {
+		file           string
+		start, end     anthropicUsage
+		wantFinalUsage bool
+	}{
+		{"text", anthropicUsage{InputTokens: 42}, anthropicUsage{InputTokens: 25, OutputTokens: 15}, true},
+		{"length_cached_usage", anthropicUsage{InputTokens: 42},
+			anthropicUsage{InputTokens: 312, CacheReadInputTokens: 2000, OutputTokens: 3}, true},
+		{"usage_in_every_chunk", anthropicUsage{InputTokens: 25}, anthropicUsage{InputTokens: 25, OutputTokens: 3}, true},
+		{"no_usage_at_all", anthropicUsage{InputTokens: 42}, anthropicUsage{InputTokens: 42}, false},
+	}
+	for _, tc := range cases {
+		for _, general := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s general=%v", tc.file, general), func(t *testing.T) {
+				s := NewChatToMessagesStream(42)
+				s.general = general
+				out := feedEach(t, s, readTestdata(t, "testdata/stream_chat_to_messages/"+tc.file+".in.sse"))
+				var start anthropicEvent
+				if err := json.Unmarshal(parseSSE(out)[0].data, &start); err != nil || start.Message == nil {
+					t.Fatalf("first event %s: %v", parseSSE(out)[0].data, err)
+				}
+				if got := start.Message.Usage; got != tc.start {
+					t.Errorf("message_start usage %+v, want %+v", got, tc.start)
+				}
+				got, err := readMessagesStream(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Usage != tc.end {
+					t.Errorf("usage at the end %+v, want %+v", got.Usage, tc.end)
+				}
+				if s.FinalUsage() != tc.wantFinalUsage || !tc.wantFinalUsage && s.Usage() != (Usage{}) {
+					t.Errorf("FinalUsage %v, Usage %+v: the estimate must not count as the upstream's", s.FinalUsage(), s.Usage())
+				}
+			})
+		}
 	}
 }
 
@@ -138,7 +183,7 @@ func TestStreamRoundTrip(t *testing.T) {
 				t.Fatalf("the input itself: %v", err)
 			}
 			chat := feedEach(t, NewMessagesToChatStream(true), in)
-			back := feedEach(t, NewChatToMessagesStream(), chat)
+			back := feedEach(t, NewChatToMessagesStream(goldenEstimate), chat)
 			got, err := readMessagesStream(back)
 			if err != nil {
 				t.Fatal(err)
@@ -197,7 +242,7 @@ func TestStreamCutEndsWithError(t *testing.T) {
 		}
 	})
 	t.Run("openai upstream, anthropic caller", func(t *testing.T) {
-		s := NewChatToMessagesStream()
+		s := NewChatToMessagesStream(goldenEstimate)
 		var out []byte
 		for _, ev := range parseSSE(readTestdata(t, "testdata/stream_chat_to_messages/tool_calls_parallel.in.sse"))[:3] {
 			b, err := s.Event(ev.name, ev.data)
@@ -222,7 +267,7 @@ func TestStreamCutEndsWithError(t *testing.T) {
 func TestStreamEnds(t *testing.T) {
 	for name, s := range map[string]streamConverter{
 		"messages_to_chat": NewMessagesToChatStream(true),
-		"chat_to_messages": NewChatToMessagesStream(),
+		"chat_to_messages": NewChatToMessagesStream(goldenEstimate),
 	} {
 		t.Run(name, func(t *testing.T) {
 			first := s.Finish()
@@ -261,7 +306,7 @@ func TestStreamUpstreamErrorEvent(t *testing.T) {
 	if got, _ := readChatStream(out); got.Error != "Overloaded" {
 		t.Errorf("caller's stream %q lacks the error", out)
 	}
-	o := NewChatToMessagesStream()
+	o := NewChatToMessagesStream(goldenEstimate)
 	out, err = o.Event("", []byte(`{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`))
 	if !errors.As(err, &se) || se.Message != "Rate limit reached" {
 		t.Errorf("err = %v, want a StreamError", err)
@@ -284,7 +329,7 @@ func TestStreamMalformedEventsReturnErrors(t *testing.T) {
 	if _, err := a.Event("ping", []byte(`not json`)); err != nil {
 		t.Errorf("ping with garbage: %v; want it skipped", err)
 	}
-	o := NewChatToMessagesStream()
+	o := NewChatToMessagesStream(goldenEstimate)
 	if _, err := o.Event("", []byte(`{"choices":[{"index":0,"delta":{"content":5}}]}`)); err == nil {
 		t.Error("no error for a numeric content")
 	}
