@@ -15,8 +15,8 @@ import (
 // Requests the translators refuse on their way to an openai-type member
 // without the Responses API: the caller's own errors.
 const (
-	itemReferenceBody = `{"model":%q,"store":false,"input":[{"role":"user","content":"hi"},` +
-		`{"type":"item_reference","id":"msg_1"},{"role":"user","content":"and now?"}]}`
+	untranslatableItemBody = `{"model":%q,"store":false,"input":[{"role":"user","content":"hi"},` +
+		`{"type":"local_shell_call","call_id":"c1","action":{"type":"exec","command":["ls"]}},{"role":"user","content":"and now?"}]}`
 	untranslatableBlockBody = `{"model":%q,"max_tokens":16,"messages":[{"role":"user",` +
 		`"content":[{"type":"container_upload","file_id":"file_1"}]}]}`
 )
@@ -31,9 +31,9 @@ func TestTranslationRefusalIsTheCallersError(t *testing.T) {
 		name, path, body, wantMessage string
 		anthropic                     bool // the caller speaks Messages
 	}{
-		{"responses item_reference", "/v1/responses", itemReferenceBody, "item references are not supported", false},
-		{"responses item_reference stream", "/v1/responses", strings.Replace(itemReferenceBody, `"store":false`, `"store":false,"stream":true`, 1),
-			"item references are not supported", false},
+		{"responses item", "/v1/responses", untranslatableItemBody, `input item type "local_shell_call" cannot be translated`, false},
+		{"responses item stream", "/v1/responses", strings.Replace(untranslatableItemBody, `"store":false`, `"store":false,"stream":true`, 1),
+			`input item type "local_shell_call" cannot be translated`, false},
 		{"messages block", "/v1/messages", untranslatableBlockBody, `content block type "container_upload"`, true},
 	} {
 		for _, members := range []int{1, 2} {
@@ -87,7 +87,7 @@ func TestTranslationRefusalLeavesNativeMembers(t *testing.T) {
 	e.reload()
 	e.up.setRespond(fakeResponsesAPI)
 
-	resp, body := e.postAs("/v1/responses", fmt.Sprintf(itemReferenceBody, "p"))
+	resp, body := e.postAs("/v1/responses", fmt.Sprintf(untranslatableItemBody, "p"))
 	wantStatus(t, resp, body, http.StatusOK)
 	if got := resp.Header.Get("X-Gateway-Upstream-Model"); got != "native" {
 		t.Fatalf("served by %q, want the native member", got)
