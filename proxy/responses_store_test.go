@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,126 +18,14 @@ import (
 
 	"gateway/models"
 	"gateway/proxy"
+	"gateway/proxy/upstreamtest"
 )
-
-// conversation is a fake upstream that speaks both chat completions and
-// messages, answers "reply N" under an id of its own each time, and keeps
-// the turns of the conversation each call was given.
-type conversation struct {
-	*httptest.Server
-	mu    sync.Mutex
-	n     int
-	calls [][]string // per call: "role: text" of every message
-	store []any      // per call: its "store" field, if any
-}
-
-func newConversation(t *testing.T) *conversation {
-	c := &conversation{}
-	c.Server = httptest.NewServer(http.HandlerFunc(c.serve))
-	t.Cleanup(c.Close)
-	return c
-}
-
-func (c *conversation) serve(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Stream   bool `json:"stream"`
-		Store    any  `json:"store"`
-		System   any  `json:"system"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	raw, _ := io.ReadAll(r.Body)
-	if err := json.Unmarshal(raw, &req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	var turns []string
-	for _, m := range req.Messages {
-		turns = append(turns, m.Role+": "+plainText(m.Content))
-	}
-	c.mu.Lock()
-	c.n++
-	n := c.n
-	c.calls = append(c.calls, turns)
-	c.store = append(c.store, req.Store)
-	c.mu.Unlock()
-	reply := fmt.Sprintf("reply %d", n)
-	if req.Stream {
-		w.Header().Set("Content-Type", "text/event-stream")
-		var events []string
-		if r.URL.Path == "/v1/messages" {
-			events = []string{
-				fmt.Sprintf(`event: message_start
-data: {"type":"message_start","message":{"id":"msg_conv%d","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":0}}}`, n),
-				`event: content_block_start
-data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
-				fmt.Sprintf(`event: content_block_delta
-data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%q}}`, reply),
-				`event: content_block_stop
-data: {"type":"content_block_stop","index":0}`,
-				`event: message_delta
-data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}`,
-				`event: message_stop
-data: {"type":"message_stop"}`,
-			}
-		} else {
-			chunk := func(delta, finish string) string {
-				return fmt.Sprintf(`data: {"id":"chatcmpl-conv%d","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}`, n, delta, finish)
-			}
-			events = []string{chunk(`{"role":"assistant","content":""}`, "null"), chunk(fmt.Sprintf(`{"content":%q}`, reply), "null"),
-				chunk(`{}`, `"stop"`),
-				fmt.Sprintf(`data: {"id":"chatcmpl-conv%d","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}`, n),
-				"data: [DONE]"}
-		}
-		for _, ev := range events {
-			io.WriteString(w, ev+"\n\n")
-		}
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if r.URL.Path == "/v1/messages" {
-		fmt.Fprintf(w, `{"id":"msg_conv%d","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":%q}],"stop_reason":"end_turn","usage":{"input_tokens":10,"output_tokens":2}}`, n, reply)
-		return
-	}
-	fmt.Fprintf(w, `{"id":"chatcmpl-conv%d","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}`, n, reply)
-}
-
-// plainText reads a message's content: a string, or its text parts.
-func plainText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	json.Unmarshal(raw, &parts)
-	var out []string
-	for _, p := range parts {
-		out = append(out, p.Text)
-	}
-	return strings.Join(out, "")
-}
-
-func (c *conversation) lastCall() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.calls[len(c.calls)-1]
-}
-
-func (c *conversation) count() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n
-}
 
 // statefulEnv has a pool "chatty" on an openai-type member and "claudy" on
 // an anthropic-type one, both translated for Responses callers.
-func statefulEnv(t *testing.T) (*env, *conversation) {
+func statefulEnv(t *testing.T) (*env, *upstreamtest.Conversation) {
 	e := newEnv(t, proxy.Options{})
-	conv := newConversation(t)
+	conv := upstreamtest.NewConversation(t)
 	oa := e.addProvider("conv-openai", models.APITypeOpenAI, conv.URL+"/v1")
 	an := e.addProvider("conv-anthropic", models.APITypeAnthropic, conv.URL)
 	e.addDeployment(models.Deployment{PublicName: "chatty", UpstreamModel: "m", ProviderID: oa})
@@ -211,14 +97,14 @@ func TestResponsesStateThreeTurns(t *testing.T) {
 							want = append(want, "assistant: "+answers[i].OutputText())
 						}
 					}
-					if got := conv.lastCall(); strings.Join(got, " | ") != strings.Join(want, " | ") {
+					if got := conv.Last().Turns; strings.Join(got, " | ") != strings.Join(want, " | ") {
 						t.Fatalf("turn %d: the member was given\n  %s\nwant\n  %s", turn+1, strings.Join(got, " | "), strings.Join(want, " | "))
 					}
 				}
 				if got := answers[2].OutputText(); got != "reply 3" {
 					t.Errorf("third answer %q", got)
 				}
-				if got := conv.store[2]; got == true {
+				if got := conv.Last().Store; got == true {
 					t.Errorf("the member was asked to store the answer itself (store: %v); the gateway keeps it", got)
 				}
 			})
@@ -262,7 +148,7 @@ func TestResponsesStoredReadAndDeleted(t *testing.T) {
 			Content json.RawMessage `json:"content"`
 		}
 		json.Unmarshal([]byte(it.RawJSON()), &m)
-		texts = append(texts, m.Role+": "+plainText(m.Content))
+		texts = append(texts, m.Role+": "+upstreamtest.PlainText(m.Content))
 	}
 	if want := "user: My name is Ada. | assistant: " + first.OutputText() + " | user: What is my name?"; strings.Join(texts, " | ") != want {
 		t.Errorf("input items %q, want %q", strings.Join(texts, " | "), want)
@@ -275,13 +161,13 @@ func TestResponsesStoredReadAndDeleted(t *testing.T) {
 	if _, err := other.Responses.Get(ctx, second.ID, responses.ResponseGetParams{}); !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound {
 		t.Errorf("another key's GET: %v, want 404", err)
 	}
-	calls := conv.count()
+	calls := conv.Count()
 	if _, err := other.Responses.New(ctx, responses.ResponseNewParams{Model: "claudy", PreviousResponseID: param.NewOpt(first.ID),
 		Input: responses.ResponseNewParamsInputUnion{OfString: param.NewOpt("Who am I?")}}); !errors.As(err, &apiErr) ||
 		apiErr.StatusCode != http.StatusNotFound || !strings.Contains(apiErr.Message, first.ID) {
 		t.Errorf("another key continuing the conversation: %v, want 404 naming the id", err)
 	}
-	if conv.count() != calls {
+	if conv.Count() != calls {
 		t.Error("a request continuing an unknown response reached the member")
 	}
 
@@ -302,7 +188,7 @@ func TestResponsesStoredReadAndDeleted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(conv.lastCall(), " | "); !strings.HasPrefix(got, "user: My name is Ada. | assistant: "+first.OutputText()) {
+	if got := strings.Join(conv.Last().Turns, " | "); !strings.HasPrefix(got, "user: My name is Ada. | assistant: "+first.OutputText()) {
 		t.Errorf("the other gateway gave the member %q: not the conversation", got)
 	}
 
