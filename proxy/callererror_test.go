@@ -1,7 +1,6 @@
 package proxy_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -75,13 +74,7 @@ func TestTranslationRefusalIsTheCallersError(t *testing.T) {
 // translator refused, without delay; the refusing member is not charged.
 func TestTranslationRefusalLeavesNativeMembers(t *testing.T) {
 	e, clock := newRouterEnv(t)
-	native := e.addProvider("openai-responses", models.APITypeOpenAI, e.up.URL+"/v1")
-	if _, err := e.store.UpdateProvider(context.Background(), native, "", func(p *models.Provider) error {
-		p.SupportsResponses = true
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	native := e.addResponsesProvider()
 	translated := e.addDeployment(models.Deployment{PublicName: "p", UpstreamModel: "chat-only", Weight: ptr(1.0)})
 	e.addDeployment(models.Deployment{PublicName: "p", UpstreamModel: "native", ProviderID: native, Weight: ptr(0.0)})
 	e.reload()

@@ -257,13 +257,7 @@ func streamResponse(client *openai.Client, p responses.ResponseNewParams) (*resp
 // go to any member.
 func TestResponsesStateNativeMember(t *testing.T) {
 	e, _ := newProtocolEnv(t)
-	pid := e.addProvider("openai-responses", models.APITypeOpenAI, e.up.URL+"/v1")
-	if _, err := e.store.UpdateProvider(context.Background(), pid, "", func(p *models.Provider) error {
-		p.SupportsResponses = true
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	pid := e.addResponsesProvider()
 	e.addDeployment(models.Deployment{PublicName: "native", UpstreamModel: "gpt-native", ProviderID: pid})
 	e.reload()
 	e.up.setRespond(fakeResponsesAPI)

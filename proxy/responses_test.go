@@ -74,19 +74,9 @@ func TestResponsesCallerBothUpstreams(t *testing.T) {
 						}
 						return r
 					}
-					s := client.Responses.NewStreaming(ctx, p)
-					var final *responses.Response
-					for s.Next() {
-						if ev := s.Current(); ev.Type == "response.completed" {
-							r := ev.AsResponseCompleted().Response
-							final = &r
-						}
-					}
-					if err := s.Err(); err != nil {
+					final, err := streamResponse(client, p)
+					if err != nil {
 						t.Fatal(err)
-					}
-					if final == nil {
-						t.Fatal("the stream had no response.completed")
 					}
 					return final
 				}
@@ -125,13 +115,7 @@ func TestResponsesCallerBothUpstreams(t *testing.T) {
 // gets the caller's request untouched but for the model.
 func TestResponsesPassThrough(t *testing.T) {
 	e, _ := newProtocolEnv(t)
-	pid := e.addProvider("openai-responses", models.APITypeOpenAI, e.up.URL+"/v1")
-	if _, err := e.store.UpdateProvider(context.Background(), pid, "", func(p *models.Provider) error {
-		p.SupportsResponses = true
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	pid := e.addResponsesProvider()
 	e.addDeployment(models.Deployment{PublicName: "native", UpstreamModel: "gpt-native", ProviderID: pid, OutputPrice: 1e6})
 	e.reload()
 	e.up.setRespond(fakeResponsesAPI)
@@ -183,4 +167,18 @@ func TestResponsesStatefulRefused(t *testing.T) {
 	if n := e.up.count(); n != 0 {
 		t.Fatalf("the member was called %d times", n)
 	}
+}
+
+// addResponsesProvider adds an openai-type provider on the fake upstream
+// that serves the Responses API itself.
+func (e *env) addResponsesProvider() int64 {
+	e.t.Helper()
+	pid := e.addProvider("openai-responses", models.APITypeOpenAI, e.up.URL+"/v1")
+	if _, err := e.store.UpdateProvider(context.Background(), pid, "", func(p *models.Provider) error {
+		p.SupportsResponses = true
+		return nil
+	}); err != nil {
+		e.t.Fatal(err)
+	}
+	return pid
 }
