@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -29,13 +30,32 @@ func (a *App) requireAdmin(next http.HandlerFunc) http.Handler {
 // redirectToLogin sends a visitor to /login: a 303 for a browser, and for
 // htmx (whose XHR would follow a 303 and swap the login page into a
 // fragment) a 401 with HX-Redirect, which htmx turns into a navigation.
+// The page asked for comes back after sign-in (?next=): for htmx, the page
+// the fragment was for.
 func (a *App) redirectToLogin(w http.ResponseWriter, r *http.Request) {
 	if isHTMX(r) {
-		w.Header().Set("HX-Redirect", "/login")
+		next := ""
+		if u, err := url.Parse(r.Header.Get("HX-Current-URL")); err == nil && u.Path != "" {
+			next = u.RequestURI()
+		}
+		w.Header().Set("HX-Redirect", loginURL(next))
 		http.Error(w, "sign in first", http.StatusUnauthorized)
 		return
 	}
-	http.Redirect(w, r, "/login", http.StatusSeeOther)
+	next := ""
+	if r.Method == http.MethodGet {
+		next = r.URL.RequestURI()
+	}
+	http.Redirect(w, r, loginURL(next), http.StatusSeeOther)
+}
+
+// loginURL is the sign-in page, returning to next when it is a page of
+// this site other than the dashboard.
+func loginURL(next string) string {
+	if next = safeNext(next); next == "/" {
+		return "/login"
+	}
+	return "/login?next=" + url.QueryEscape(next)
 }
 
 // requireAPI lets through a request with the master key, or one from a

@@ -123,14 +123,15 @@ func TestAPIWithSession(t *testing.T) {
 
 func TestPagesRedirectToLogin(t *testing.T) {
 	ta := newTestApp(t, dbtest.MustOpenStore(t, "", t.TempDir()))
-	for _, path := range []string{"/", "/models", "/providers", "/keys", "/logs", "/no-such-page"} {
+	for path, login := range map[string]string{"/": "/login", "/models": "/login?next=%2Fmodels", "/providers": "/login?next=%2Fproviders",
+		"/keys": "/login?next=%2Fkeys", "/logs?status=500": "/login?next=%2Flogs%3Fstatus%3D500", "/no-such-page": "/login?next=%2Fno-such-page"} {
 		rec := ta.do(t, "GET", path, "", nil)
-		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/login" {
-			t.Errorf("GET %s: status %d Location %q, want 303 to /login", path, rec.Code, rec.Header().Get("Location"))
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != login {
+			t.Errorf("GET %s: status %d Location %q, want 303 to %s", path, rec.Code, rec.Header().Get("Location"), login)
 		}
-		rec = ta.do(t, "GET", path, "", http.Header{"Hx-Request": {"true"}})
-		if rec.Code != http.StatusUnauthorized || rec.Header().Get("HX-Redirect") != "/login" {
-			t.Errorf("htmx GET %s: status %d HX-Redirect %q, want 401 with HX-Redirect: /login", path, rec.Code, rec.Header().Get("HX-Redirect"))
+		rec = ta.do(t, "GET", "/models/fragment", "", http.Header{"Hx-Request": {"true"}, "Hx-Current-Url": {"http://admin.test" + path}})
+		if rec.Code != http.StatusUnauthorized || rec.Header().Get("HX-Redirect") != login {
+			t.Errorf("htmx GET from %s: status %d HX-Redirect %q, want 401 with HX-Redirect: %s", path, rec.Code, rec.Header().Get("HX-Redirect"), login)
 		}
 	}
 	rec := ta.do(t, "POST", "/models", "public_name=x", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}})
@@ -138,6 +139,24 @@ func TestPagesRedirectToLogin(t *testing.T) {
 		t.Errorf("POST /models without a session: status %d, want 303", rec.Code)
 	}
 	entryCount(0)(t, ta.store)
+}
+
+// TestLoginReturnsToThePageAskedFor: after sign-in the admin lands on the
+// page asked for while signed out; never on another site's.
+func TestLoginReturnsToThePageAskedFor(t *testing.T) {
+	ta := newTestApp(t, dbtest.MustOpenStore(t, "", t.TempDir()))
+	for next, want := range map[string]string{"/keys?page=2": "/keys?page=2", "//evil.example/x": "/", "https://evil.example": "/",
+		"/\\evil.example": "/", "/login": "/", "": "/", "keys": "/"} {
+		b := ta.browser(t)
+		page := b.get("/login?next=" + url.QueryEscape(next))
+		if got, _ := parseHTML(t, page).Find(`input[name="next"]`).Attr("value"); want != "/" && got != want {
+			t.Errorf("next %q: the form carries %q, want %q", next, got, want)
+		}
+		rec := b.post("/login", url.Values{"username": {"admin"}, "password": {testAdminPassword}, "csrf_token": {b.csrfToken(page)}, "next": {next}}, nil)
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != want {
+			t.Errorf("sign in with next %q: %d to %q, want 303 to %q", next, rec.Code, rec.Header().Get("Location"), want)
+		}
+	}
 }
 
 // TestFormsRequireCSRF posts every form of the app without its token, and

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"gateway/models"
@@ -17,11 +19,30 @@ import (
 // whose CSRF token protects the form.
 func (a *App) showLogin(w http.ResponseWriter, r *http.Request) {
 	s := a.loadSession(r)
+	next := safeNext(r.URL.Query().Get("next"))
 	if s.username() != "" {
-		http.Redirect(w, r, "/", http.StatusSeeOther)
+		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	a.renderLogin(w, r, s, http.StatusOK, views.LoginForm{})
+	form := views.LoginForm{}
+	if next != "/" {
+		form.Next = next
+	}
+	a.renderLogin(w, r, s, http.StatusOK, form)
+}
+
+// safeNext is the page to go to after sign-in: a path of this site, never
+// another's ("//evil.example", "https://…", "/\\evil"), and "/" otherwise.
+func safeNext(next string) string {
+	u, err := url.Parse(next)
+	switch {
+	case err != nil || next == "" || next[0] != '/' || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\"),
+		u.Scheme != "" || u.Host != "" || u.User != nil, strings.ContainsAny(next, "\r\n\\"):
+		return "/"
+	case u.Path == "/login" || u.Path == "/logout":
+		return "/"
+	}
+	return next
 }
 
 // login signs the admin in, or re-renders the form with what went wrong.
@@ -33,7 +54,11 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	username, password := r.PostFormValue("username"), r.PostFormValue("password")
+	next := safeNext(r.PostFormValue("next"))
 	form := views.LoginForm{Username: username}
+	if next != "/" {
+		form.Next = next
+	}
 	ip := clientIP(r)
 	log := a.logger(r.Context()).With("username", truncate(username, 100), "ip", ip)
 	attempt, wait := a.throttle.begin(ip, username)
@@ -61,7 +86,7 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	log.Info("admin signed in")
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 // checkPassword compares the password in one of the throttle's few slots.

@@ -293,7 +293,7 @@ func (s *Server) reserve(k *virtualKey, amount float64, now time.Time) (reservat
 	}
 	for _, b := range k.budgets {
 		if b != nil && b.hard > 0 && b.spent()+b.reserved+amount > b.hard+budgetSlack {
-			return r, errBudgetExceeded(b)
+			return r, errBudgetExceeded(b, amount)
 		}
 	}
 	for i, b := range k.budgets {
@@ -355,16 +355,29 @@ func (k *virtualKey) overSoft() string {
 	return ""
 }
 
-func errBudgetExceeded(b *budget) *apiError {
-	return budgetRefusal(b, b.spent(), b.reserved)
+func errBudgetExceeded(b *budget, amount float64) *apiError {
+	return budgetRefusal(b, b.spent(), b.reserved, amount)
 }
 
 // budgetRefusal is the 429 of a budget that has spent spent and holds held
-// for requests in flight. Caller holds b.mu.
-func budgetRefusal(b *budget, spent, held float64) *apiError {
-	msg := fmt.Sprintf("budget exceeded: %s has spent $%.4f of its $%.4f budget", b.name, spent, b.hard)
-	if held > 0 {
-		msg += fmt.Sprintf(" ($%.4f more held by requests in flight)", held)
+// for requests in flight, refusing a request whose worst case is amount. It
+// says which is the cause: the budget is spent, or there is room left but
+// not for this request's worst case (a smaller max_tokens would fit).
+// Caller holds b.mu.
+func budgetRefusal(b *budget, spent, held, amount float64) *apiError {
+	var msg string
+	if left := b.hard - spent - held; left > budgetSlack {
+		msg = fmt.Sprintf("budget exceeded: this request could cost up to $%.4f, more than the $%.4f left of %s's $%.4f budget "+
+			"(spent $%.4f", amount, left, b.name, b.hard, spent)
+		if held > 0 {
+			msg += fmt.Sprintf(", $%.4f held by requests in flight", held)
+		}
+		msg += "); ask for fewer max_tokens"
+	} else {
+		msg = fmt.Sprintf("budget exceeded: %s has spent $%.4f of its $%.4f budget", b.name, spent, b.hard)
+		if held > 0 {
+			msg += fmt.Sprintf(" ($%.4f more held by requests in flight)", held)
+		}
 	}
 	if !b.resetAt.IsZero() {
 		msg += "; it resets at " + b.resetAt.UTC().Format(time.RFC3339)

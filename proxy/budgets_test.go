@@ -217,3 +217,29 @@ func (e *env) postTo(s *httptest.Server, path, key, body string) (*http.Response
 	req.Header.Set("Authorization", "Bearer "+key)
 	return e.do(req)
 }
+
+// TestBudgetRefusalSaysWhy: a request refused because its own worst case
+// does not fit what is left says so, and how much is left; it is not told
+// that the budget is spent.
+func TestBudgetRefusalSaysWhy(t *testing.T) {
+	e, _ := newRouterEnv(t)
+	e.addDeployment(models.Deployment{PublicName: "paid", UpstreamModel: "u", OutputPrice: 25})
+	key, _ := e.keyWith(models.VirtualKey{MaxBudgetUSD: ptr(0.05)})
+	// No max_tokens: 4096 output tokens at $25 a million, about $0.10.
+	resp, body := e.post("/v1/chat/completions", key, strings.NewReader(`{"model":"paid","messages":[{"role":"user","content":"hi"}]}`))
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	msg := decodeError(t, body).Error.Message
+	mustContain(t, "refusal", msg, "this request could cost up to $0.10")
+	mustContain(t, "refusal", msg, `more than the $0.0500 left of key "budgeted"'s $0.0500 budget (spent $0.0000)`)
+	mustContain(t, "refusal", msg, "ask for fewer max_tokens")
+	if strings.Contains(msg, "has spent") {
+		t.Errorf("a budget with room left is said to be spent: %s", msg)
+	}
+	// With a small enough max_tokens the same key is served.
+	resp, body = e.post("/v1/chat/completions", key, strings.NewReader(`{"model":"paid","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("with max_tokens 100: %d %s", resp.StatusCode, body)
+	}
+}

@@ -122,7 +122,7 @@ func (s *Server) admitShared(x *exchange, amount float64) (err error, asked bool
 		b := budgets[v.Index]
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		return budgetRefusal(b, usd(v.Spent[0]), usd(v.Held)), true
+		return budgetRefusal(b, usd(v.Spent[0]), usd(v.Held), amount), true
 	}
 	for i, b := range budgets[:len(a.Budgets)] {
 		b.mu.Lock()

@@ -20,6 +20,7 @@ type LoginForm struct {
 	CSRFToken string
 	Username  string
 	Error     string
+	Next      string // the page asked for while signed out, shown after sign-in
 }
 
 // Dashboard holds the counts shown on the dashboard.

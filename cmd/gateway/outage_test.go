@@ -262,7 +262,7 @@ func checkBudgetCounts(t *testing.T, g *Gateway, key string, keyID int64, acked 
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(b), fmt.Sprintf("has spent $%.4f", told)) {
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(b), fmt.Sprintf("spent $%.4f", told)) {
 		t.Errorf("with $%.5f spent and a budget $0.00001 above: %d %s; want 429 naming the spend", told, resp.StatusCode, b)
 	}
 }
