@@ -39,6 +39,8 @@ func (a *App) endCooldown(w http.ResponseWriter, r *http.Request) {
 // cooldownError words the proxy's refusals for the caller.
 func cooldownError(err error, name string, id int64) error {
 	switch {
+	case err == nil:
+		return nil
 	case errors.Is(err, proxy.ErrUnknownModel):
 		return &userError{kind: models.ErrNotFound, msg: fmt.Sprintf("no pool %q is served", name)}
 	case errors.Is(err, proxy.ErrNotAMember):

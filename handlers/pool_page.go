@@ -22,6 +22,7 @@ func (a *App) showPoolPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	vm := poolStatusPageOf(st, sessionFrom(r.Context()).csrfToken(), time.Now())
+	vm.Pin = a.poolPin(st, time.Now())
 	interval, err := a.healthCheckInterval(r.Context())
 	if err != nil {
 		a.pageError(w, r, err)
@@ -79,6 +80,7 @@ func (a *App) checkPoolPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	vm := poolStatusPageOf(st, sessionFrom(r.Context()).csrfToken(), time.Now())
+	vm.Pin = a.poolPin(st, time.Now())
 	vm.Checked = sum.String()
 	w.Header().Add("Vary", "HX-Request")
 	a.render(w, r, http.StatusOK, views.PoolMembersPartial(vm))
@@ -97,9 +99,70 @@ func poolStatusPageOf(st poolStatusJSON, csrf string, now time.Time) views.PoolS
 	}
 	for _, m := range st.Members {
 		p.NotServed = p.NotServed && !m.Enabled
-		p.Members = append(p.Members, poolStatusMemberOf(m, now))
+		v := poolStatusMemberOf(m, now)
+		if v.CoolingDown {
+			v.EndCooldownURL = fmt.Sprintf("%s/members/%d/end-cooldown", p.URL, m.ID)
+			v.CSRFToken = csrf
+		}
+		p.Members = append(p.Members, v)
 	}
 	return p
+}
+
+// poolPin is the pool's sticky binding, and whether it routes anything now:
+// a binding to a member cooling down or disabled does not.
+func (a *App) poolPin(st poolStatusJSON, now time.Time) *views.PoolPin {
+	if a.runtime == nil {
+		return nil
+	}
+	for _, b := range a.runtime.StickyBindings() {
+		if b.ModelName != st.PublicName {
+			continue
+		}
+		pin := &views.PoolPin{Until: formatTime(b.ExpiresAt), UntilISO: b.ExpiresAt.UTC().Format(time.RFC3339),
+			Left: formatDuration(b.ExpiresAt.Sub(now)), Manual: b.Manual, Member: fmt.Sprintf("member %d", b.DeploymentID),
+			NotInEffect: b.NotInEffect}
+		for _, m := range st.Members {
+			if m.ID == b.DeploymentID {
+				pin.Member = m.Provider + " · " + m.UpstreamModel
+			}
+		}
+		return pin
+	}
+	return nil
+}
+
+// endCooldownPage handles POST /pools/{public_name}/members/{id}/end-cooldown,
+// the End cooldown button: the member is back at once (on every replica
+// with Redis); htmx gets the member table, a browser a 303 back.
+func (a *App) endCooldownPage(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("public_name")
+	id, err := pathID(r, "member")
+	if err == nil {
+		var rt Runtime
+		if rt, err = a.runtimeState(); err == nil {
+			err = cooldownError(rt.EndCooldown(r.Context(), name, id), name, id)
+		}
+	}
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	a.logger(r.Context()).Info("cooldown ended", "model", name, "deployment_id", id)
+	if !isHTMX(r) {
+		seeOther(w, r, poolURL(name))
+		return
+	}
+	st, err := a.poolStatus(r, name)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	vm := poolStatusPageOf(st, sessionFrom(r.Context()).csrfToken(), time.Now())
+	vm.Pin = a.poolPin(st, time.Now())
+	vm.Checked = fmt.Sprintf("Cooldown of member %d ended: it gets traffic again.", id)
+	w.Header().Add("Vary", "HX-Request")
+	a.render(w, r, http.StatusOK, views.PoolMembersPartial(vm))
 }
 
 func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember {
@@ -130,6 +193,7 @@ func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember 
 	}
 	if m.CooldownUntil != nil {
 		v.CooldownUntil = formatTime(*m.CooldownUntil)
+		v.CooldownUntilISO = m.CooldownUntil.UTC().Format(time.RFC3339)
 		if left := m.CooldownUntil.Sub(now); left > 0 {
 			v.CooldownLeft = formatDuration(left)
 		}
@@ -137,7 +201,8 @@ func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember 
 	if strings.Contains(m.UpstreamModel, "*") {
 		v.Uncheckable = "not checkable: the upstream model is a wildcard pattern, which names no model to call"
 	} else if c := m.LastCheck; c != nil {
-		v.Check = &views.MemberCheck{At: formatTime(c.At), OK: c.OK, Latency: formatLatency(c), Error: c.Error}
+		v.Check = &views.MemberCheck{At: formatTime(c.At), AtISO: c.At.UTC().Format(time.RFC3339), OK: c.OK,
+			Latency: formatLatency(c), Error: c.Error}
 		if ago := now.Sub(c.At); ago >= 0 {
 			v.Check.Ago = formatDuration(ago) + " ago"
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -63,6 +64,12 @@ func TestPoolStatusPage(t *testing.T) {
 		if status, _ := e.chat(t, "gpt-4o"); status != http.StatusOK {
 			t.Fatalf("chat: %d", status)
 		}
+		// b's failure cleared the pin; pinned again while it cools down, the
+		// pin is taken but said not to be in effect.
+		rec := e.api(t, "POST", "/api/sticky", pin)
+		if rec.Code != http.StatusCreated || !strings.Contains(rec.Body.String(), `"not_in_effect":"the member is cooling down until`) {
+			t.Fatalf("pin to a cooling member: %d %s", rec.Code, rec.Body)
+		}
 		checkedAt := testNow.Add(-time.Minute)
 		if err := s.SaveHealthCheck(ctx, &models.HealthCheck{DeploymentID: a, CheckedAt: checkedAt, OK: true, LatencyMS: 120}); err != nil {
 			t.Fatal(err)
@@ -74,7 +81,10 @@ func TestPoolStatusPage(t *testing.T) {
 
 		br := e.browser(t)
 		br.signIn()
-		rec := br.get("/pools/gpt-4o")
+		if sticky := br.get("/sticky"); !strings.Contains(testid(parseHTML(t, sticky), "binding-not-in-effect").Text(), "cooling down") {
+			t.Errorf("the sticky page does not say the pin is not in effect:\n%s", sticky.Body)
+		}
+		rec = br.get("/pools/gpt-4o")
 		if rec.Code != http.StatusOK {
 			t.Fatalf("GET /pools/gpt-4o: %d\n%s", rec.Code, rec.Body)
 		}
@@ -113,8 +123,17 @@ func TestPoolStatusPage(t *testing.T) {
 			!strings.Contains(ppText(cooled, "member-cooldown-reason"), "Rate limit") {
 			t.Errorf("cooling member: %q", testid(cooled, "member-cooldown").Text())
 		}
-		if testid(rows["ok-a"], "member-cooling").Length() != 0 {
+		if testid(rows["ok-a"], "member-cooling").Length() != 0 || testid(rows["ok-a"], "end-cooldown").Length() != 0 {
 			t.Error("a healthy member shows a cooldown")
+		}
+		// The admin's pin to the member now cooling down routes nothing, and says so.
+		if pin := testid(doc, "pool-pin"); !strings.Contains(pin.Text(), "Pinned by an admin") ||
+			!strings.Contains(ppText(pin, "pool-pin-not-in-effect"), "cooling down") {
+			t.Errorf("the pin to a cooling member: %q", pin.Text())
+		}
+		end := testid(cooled, "end-cooldown").Closest("form")
+		if post, _ := end.Attr("hx-post"); post != fmt.Sprintf("/pools/gpt-4o/members/%d/end-cooldown", b) {
+			t.Fatalf("End cooldown posts to %q", post)
 		}
 		if ppText(rows["ok-a"], "member-check-status") != "ok" || ppText(rows["ok-a"], "member-check-latency") != "120 ms" ||
 			ppText(rows["ok-a"], "member-check-at") != checkedAt.Format("2006-01-02 15:04:05") {
@@ -132,6 +151,26 @@ func TestPoolStatusPage(t *testing.T) {
 		}
 		if strings.Contains(rec.Body.String(), "hx-trigger") {
 			t.Error("the check runs on a trigger: it must be a button only")
+		}
+
+		// End cooldown: the member is back at once, and the pin to it in effect.
+		tok := br.csrfToken(rec)
+		ended := br.post(fmt.Sprintf("/pools/gpt-4o/members/%d/end-cooldown", b), url.Values{"csrf_token": {tok}}, http.Header{"Hx-Request": {"true"}})
+		if ended.Code != http.StatusOK {
+			t.Fatalf("end cooldown: %d\n%s", ended.Code, ended.Body)
+		}
+		after := parseHTML(t, ended)
+		if testid(ppMembers(after)[rateLimitedModel], "member-cooling").Length() != 0 || !strings.Contains(ppText(after.Selection, "check-summary"), "ended") {
+			t.Errorf("after End cooldown: %s", ended.Body)
+		}
+		if pin := testid(after, "pool-pin"); pin.Length() != 1 || testid(pin, "pool-pin-not-in-effect").Length() != 0 {
+			t.Errorf("the pin after the cooldown ended: %q", pin.Text())
+		}
+		if !strings.Contains(e.logs.String(), "cooldown ended") {
+			t.Error("ending a cooldown was not logged")
+		}
+		if rec := br.post("/pools/gpt-4o/members/999999/end-cooldown", url.Values{"csrf_token": {tok}}, nil); rec.Code != http.StatusNotFound {
+			t.Errorf("end the cooldown of no member: %d", rec.Code)
 		}
 
 		// A wildcard route by its escaped pattern: its pattern member is not checkable.

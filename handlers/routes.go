@@ -26,6 +26,7 @@ func (a *App) routes() http.Handler {
 	mux.Handle("POST /models/fallbacks", page(a.setFallbacksForm))
 	mux.Handle("GET /pools/{public_name}", page(a.showPoolPage))
 	mux.Handle("POST /pools/{public_name}/check", page(a.checkPoolPage))
+	mux.Handle("POST /pools/{public_name}/members/{id}/end-cooldown", page(a.endCooldownPage))
 	mux.Handle("POST /api/pools/{public_name}/check", api(a.checkPoolAPI))
 	mux.Handle("GET /providers", page(a.showProviders))
 	mux.Handle("POST /providers", page(a.createProviderPage))

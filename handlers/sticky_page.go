@@ -46,7 +46,7 @@ func (a *App) stickyPage(r *http.Request, form views.StickyForm) (views.StickyPa
 	}
 	for _, b := range rt.StickyBindings() {
 		// TTLMS is what is left by the proxy's own clock.
-		row := views.StickyRow{Model: b.ModelName, DeploymentID: b.DeploymentID, Manual: b.Manual,
+		row := views.StickyRow{Model: b.ModelName, DeploymentID: b.DeploymentID, Manual: b.Manual, NotInEffect: b.NotInEffect,
 			ExpiresIn: remainingText(time.Duration(b.TTLMS) * time.Millisecond), ExpiresAt: stampText(b.ExpiresAt) + " UTC"}
 		if d := byID[b.DeploymentID]; d != nil {
 			row.Provider, row.UpstreamModel = d.Provider.Name, d.UpstreamModel

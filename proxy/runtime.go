@@ -145,7 +145,35 @@ var (
 
 // StickyBindings returns the live sticky bindings.
 func (s *Server) StickyBindings() []StickyBinding {
-	return s.sticky.all(s.now())
+	now := s.now()
+	bs := s.sticky.all(now)
+	if snap := s.snap.Load(); snap != nil {
+		for i := range bs {
+			bs[i].NotInEffect = snap.bindingNotInEffect(bs[i].ModelName, bs[i].DeploymentID, now)
+		}
+	}
+	return bs
+}
+
+// bindingNotInEffect says why a binding of name to member id routes nothing
+// at now, "" when it routes.
+func (s *snapshot) bindingNotInEffect(name string, id int64, now time.Time) string {
+	p := s.poolNamed(name)
+	if rt, ok := s.route(name); p == nil && ok {
+		p = rt.pool // a name a wildcard route serves
+	}
+	if p == nil {
+		return "no pool serves this name"
+	}
+	m := p.member(id)
+	switch {
+	case m == nil:
+		return "the member is not an enabled member of the pool"
+	case m.state.coolingDown(now):
+		until, _, _ := m.state.cooldown(now)
+		return "the member is cooling down until " + until.UTC().Format(time.RFC3339) + "; requests go to the others until it is back"
+	}
+	return ""
 }
 
 // PinSticky routes model to one member of its pool for ttl (DefaultStickyTTL

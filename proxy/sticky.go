@@ -87,6 +87,9 @@ type StickyBinding struct {
 	ExpiresAt    time.Time `json:"expires_at"`
 	TTLMS        int64     `json:"ttl_ms"` // what is left
 	Manual       bool      `json:"manual"`
+	// NotInEffect says why the binding routes nothing now (its member is
+	// cooling down, disabled or gone); requests go to the others meanwhile.
+	NotInEffect string `json:"not_in_effect,omitempty"`
 }
 
 // all returns the live bindings by model name.

@@ -384,6 +384,7 @@ type StickyRow struct {
 	Manual        bool
 	ExpiresIn     string
 	ExpiresAt     string
+	NotInEffect   string // why the binding routes nothing now, "" when it does
 }
 
 // StickyForm pins a member: a model name, then one member of its pool.

@@ -94,6 +94,20 @@ type PoolStatusPage struct {
 	// Cooldowns says whose view of the cooldowns the page shows: this
 	// process's, or every replica's through Redis.
 	Cooldowns string
+	// Pin is the pool's sticky binding, nil when there is none.
+	Pin *PoolPin
+}
+
+// PoolPin is a pool's sticky binding as its status page shows it.
+type PoolPin struct {
+	Member   string // "provider · upstream model"
+	Until    string // UTC
+	UntilISO string // RFC 3339, for <time datetime>
+	Left     string // "1h 59m"
+	Manual   bool   // an admin's pin, not a binding made by a success
+	// NotInEffect says why the binding routes nothing now ("the member is
+	// cooling down"), "" when it does.
+	NotInEffect string
 }
 
 // PoolStatusMember is one member on the pool status page.
@@ -113,9 +127,13 @@ type PoolStatusMember struct {
 	OutBecause  string
 	CoolingDown bool
 	// CooldownUntil is a UTC time, CooldownLeft how long from now ("3d 14h").
-	CooldownUntil  string
-	CooldownLeft   string
-	CooldownReason string
+	CooldownUntil    string
+	CooldownUntilISO string
+	CooldownLeft     string
+	CooldownReason   string
+	// EndCooldownURL is where the End cooldown button posts.
+	EndCooldownURL string
+	CSRFToken      string
 	// Check is the last live check, nil when there was none.
 	Check *MemberCheck
 	// Uncheckable says why Check now skips the member (a wildcard pattern).
@@ -125,6 +143,7 @@ type PoolStatusMember struct {
 // MemberCheck is a member's last live check.
 type MemberCheck struct {
 	At      string // UTC
+	AtISO   string // RFC 3339, for <time datetime>
 	Ago     string // "5 s ago"
 	OK      bool
 	Latency string
