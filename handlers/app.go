@@ -39,6 +39,9 @@ type Runtime interface {
 	ClearSticky(model string) (bool, error)
 	ClearAllSticky() error
 	EndCooldown(ctx context.Context, name string, deploymentID int64) error
+	// LogBacklog is how many request-log rows wait in the spool, and how
+	// many were dropped since the start.
+	LogBacklog() (spooled, dropped int64)
 	// SharedState says whether runtime state is shared with other replicas
 	// through Redis (configured), and whether Redis answers now (up).
 	SharedState() (configured, up bool)

@@ -30,6 +30,10 @@ func (a *App) showDashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fillUsage(&vm, rep, entries)
+	if vm.Attention, err = a.attention(ctx, entries, time.Now()); err != nil {
+		a.pageError(w, r, err)
+		return
+	}
 	if a.runtime != nil {
 		vm.LiveAvailable = true
 		vm.Live = liveRows(a.runtime.Stats())

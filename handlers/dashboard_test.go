@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strconv"
@@ -185,6 +186,57 @@ func TestDashboardLiveStats(t *testing.T) {
 		}
 		if testid(rows.Not(`[data-deployment-id="`+strconv.FormatInt(ok, 10)+`"]`), "live-last-error").Length() != 1 {
 			t.Error("the rate-limited member shows no last error")
+		}
+	})
+}
+
+// TestDashboardAttention: the dashboard lists a member cooling down (with
+// its deadline), a member whose last check failed, a key at 90 % of its
+// budget; with none of these it says so.
+func TestDashboardAttention(t *testing.T) {
+	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
+		e := newRuntimeEnv(t, s)
+		ctx := context.Background()
+		e.entry(t, "gpt-4o", "gpt-4o-2024", ptr(1.0), true)
+		b := e.browser(t)
+		b.signIn()
+		if doc := parseHTML(t, b.get("/")); testid(doc, "attention-none").Length() != 1 {
+			t.Fatalf("a healthy gateway needs attention: %s", testid(doc, "attention").Text())
+		}
+
+		e.entry(t, "limited", rateLimitedModel, nil, true)
+		broken := e.entry(t, "gpt-4o", "gpt-4o-broken", ptr(1.0), true)
+		e.reload(t)
+		if status, _ := e.chat(t, "limited"); status != http.StatusTooManyRequests {
+			t.Fatalf("chat limited: %d", status)
+		}
+		if err := s.SaveHealthCheck(ctx, &models.HealthCheck{DeploymentID: broken, CheckedAt: testNow, OK: false, Error: "HTTP 500: boom"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CreateKey(ctx, &models.VirtualKey{Name: "nearly spent", MaxBudgetUSD: ptr(1.0), SpendUSD: 0.9}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CreateKey(ctx, &models.VirtualKey{Name: "fine", MaxBudgetUSD: ptr(1.0), SpendUSD: 0.5}); err != nil {
+			t.Fatal(err)
+		}
+		doc := parseHTML(t, b.get("/"))
+		cool := testid(doc, "attention-cooldown")
+		if cool.Length() != 1 || !strings.Contains(cool.Text(), rateLimitedModel+" in pool limited is cooling down until") ||
+			cool.Find("time[data-relative]").Length() != 1 {
+			t.Errorf("cooling member: %q", cool.Text())
+		}
+		if href, _ := cool.Find("a").Attr("href"); href != "/pools/limited" {
+			t.Errorf("the cooling member links to %q", href)
+		}
+		if check := testid(doc, "attention-check"); check.Length() != 1 || !strings.Contains(check.Text(), "gpt-4o-broken in pool gpt-4o failed its last check") ||
+			!strings.Contains(check.Text(), "HTTP 500: boom") {
+			t.Errorf("failed check: %q", check.Text())
+		}
+		if budget := testid(doc, "attention-budget"); budget.Length() != 1 || !strings.Contains(budget.Text(), `key "nearly spent" has spent $0.9000 of its $1.0000 budget (90%)`) {
+			t.Errorf("budgets near their limit: %q", budget.Text())
+		}
+		if testid(doc, "attention-none").Length() != 0 {
+			t.Error("the panel says nothing needs attention")
 		}
 	})
 }

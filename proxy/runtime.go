@@ -234,3 +234,10 @@ func (s *Server) ClearAllSticky() error {
 	s.sticky.clearAll()
 	return nil
 }
+
+// LogBacklog is the request-log writer's state, for the admin's attention:
+// rows waiting in the spool (the database was down) and rows dropped since
+// the start.
+func (s *Server) LogBacklog() (spooled, dropped int64) {
+	return s.logs.spooled.Load(), s.logs.dropped.Load()
+}

@@ -29,6 +29,18 @@ type Dashboard struct {
 	ModelEntries int
 	Pools        int
 	Keys         int
+	// Attention lists what an admin should look at now; empty when all is
+	// well.
+	Attention []AttentionItem
+}
+
+// AttentionItem is one thing on the dashboard's "needs attention" panel.
+type AttentionItem struct {
+	Kind    string // "cooldown", "check", "budget", "logs": for tests and styling
+	Text    string
+	Link    string // where to act on it, "" when nowhere
+	Until   string // RFC 3339 when the item ends by itself (a cooldown), for <time data-relative>
+	UntilIn string // "3d 14h"
 }
 
 // ModelEntry is one row of a pool, already formatted for display.
