@@ -65,6 +65,10 @@ type Cluster struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// resyncs asks the follower to share what it kept and load the shared
+	// state again: Redis is back after a time it was taken for down, which
+	// a subscription that never broke would not notice.
+	resyncs chan struct{}
 	// synced is closed once the shared state has been loaded the first time.
 	synced     chan struct{}
 	syncedOnce sync.Once
@@ -110,6 +114,7 @@ func New(opts Options) (*Cluster, error) {
 		every:    cmpOr(opts.PingInterval, 500*time.Millisecond),
 		outbox:   make(chan op, outboxSize),
 		unshared: make(map[int64]Cooldown),
+		resyncs:  make(chan struct{}, 1),
 		ctx:      ctx,
 		cancel:   cancel,
 		synced:   make(chan struct{}),
@@ -161,12 +166,24 @@ func (c *Cluster) watch() {
 		if c.ctx.Err() != nil {
 			return
 		}
+		wasUp := c.up.Load()
 		c.setUp(err == nil, err)
+		if err == nil && !wasUp {
+			c.askResync()
+		}
 		select {
 		case <-c.ctx.Done():
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// askResync has the follower resync soon; asks made meanwhile are one.
+func (c *Cluster) askResync() {
+	select {
+	case c.resyncs <- struct{}{}:
+	default:
 	}
 }
 

@@ -375,3 +375,34 @@ func TestRedisSettleAfterScriptsLost(t *testing.T) {
 		t.Errorf("%d writes dropped, want none", n)
 	}
 }
+
+// TestRedisSlowThenBack: Redis too slow to answer a ping (CLIENT PAUSE)
+// is taken for down though no connection broke; a cooldown set meanwhile
+// reaches the other replica once Redis answers again, without a new
+// subscription to trigger it.
+func TestRedisSlowThenBack(t *testing.T) {
+	srv := redistest.Start(t)
+	start := func() replica {
+		m := newMirror()
+		c, err := cluster.New(cluster.Options{URL: srv.URL(), Namespace: "slow", Mirror: m,
+			PingInterval: 50 * time.Millisecond, CommandTimeout: 200 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(5 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return replica{c, m}
+	}
+	a, b := start(), start()
+	raw := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer raw.Close()
+	if err := raw.Do(context.Background(), "CLIENT", "PAUSE", 1500, "ALL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a takes Redis for down", func() bool { return !a.Up() })
+	a.CoolDown(cluster.Cooldown{DeploymentID: 9, Until: time.Now().Add(time.Hour), Reason: "set while Redis was slow"})
+	eventually(t, "a sees Redis back", a.Up)
+	eventually(t, "b gets the cooldown set while Redis was taken for down", func() bool { _, ok := b.m.cooldown(9); return ok })
+}

@@ -234,6 +234,8 @@ func (c *Cluster) follow() {
 		select {
 		case <-c.ctx.Done():
 			return
+		case <-c.resyncs:
+			c.resync()
 		case m, ok := <-ch:
 			if !ok {
 				return
