@@ -107,6 +107,15 @@ func TestLineChart(t *testing.T) {
 	if c := lineChart("Latency", "chart-l", axis, make([]float64, 3), make([]bool, 3), latencyText); !c.Empty || c.Line != "" {
 		t.Errorf("a line without points: %+v", c)
 	}
+	// Fast members: the axis below a millisecond still reads as numbers.
+	fast := lineChart("Latency", "chart-l", axis, []float64{0.3, 0.4, 0.2}, []bool{true, true, true}, latencyText)
+	var labels []string
+	for _, tick := range fast.YTicks {
+		labels = append(labels, tick.Label)
+	}
+	if strings.Join(labels, " / ") != "0 ms / 0.25 ms / 0.5 ms" {
+		t.Errorf("the axis of a fast member reads %q", strings.Join(labels, " / "))
+	}
 }
 
 func TestNiceCeil(t *testing.T) {

@@ -103,6 +103,11 @@ func latencyText(ms float64) string {
 	if ms >= 10000 {
 		return trimZero(fmt.Sprintf("%.1f", ms/1000)) + " s"
 	}
+	if ms < 10 && ms != math.Round(ms) {
+		// A fast member's average, and a chart's axis below 10 ms, would
+		// all read "0 ms".
+		return trimZero(fmt.Sprintf("%.2f", ms)) + " ms"
+	}
 	return strconv.FormatFloat(math.Round(ms), 'f', 0, 64) + " ms"
 }
 

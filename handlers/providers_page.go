@@ -180,8 +180,12 @@ func (a *App) providerInUse(w http.ResponseWriter, r *http.Request, p *models.Pr
 		}
 	}
 	vm.DeleteErrorID = p.ID
-	vm.DeleteError = fmt.Sprintf("%s cannot be deleted: %s use it. Delete those entries or move them to another provider first (Models page).",
-		p.Name, plural(n, "model entry", "model entries"))
+	uses := plural(n, "model entry", "model entries") + " use it"
+	if n == 1 {
+		uses = "1 model entry uses it"
+	}
+	vm.DeleteError = fmt.Sprintf("%s cannot be deleted: %s. Delete those entries or move them to another provider first (Models page).",
+		p.Name, uses)
 	if isHTMX(r) {
 		w.Header().Add("Vary", "HX-Request")
 		a.render(w, r, http.StatusUnprocessableEntity, views.ProvidersList(vm))
