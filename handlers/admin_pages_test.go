@@ -43,8 +43,8 @@ func TestAdminPagesNeedSignIn(t *testing.T) {
 	b := e.browser(t)
 	for _, path := range adminPages {
 		rec := b.get(path)
-		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/login" {
-			t.Errorf("GET %s signed out: %d %q, want 303 to /login", path, rec.Code, rec.Header().Get("Location"))
+		if want := loginFor(path); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != want {
+			t.Errorf("GET %s signed out: %d %q, want 303 to %s", path, rec.Code, rec.Header().Get("Location"), want)
 		}
 		rec = b.do("GET", path, nil, hx())
 		if rec.Code != http.StatusUnauthorized || rec.Header().Get("HX-Redirect") != "/login" {

@@ -394,3 +394,12 @@ func (e *runtimeEnv) chat(t *testing.T, model string) (int, string) {
 	}
 	return resp.StatusCode, resp.Header.Get("x-gateway-deployment-id")
 }
+
+// loginFor is where a signed-out GET of path is sent: the sign-in page,
+// returning to path.
+func loginFor(path string) string {
+	if path == "/" {
+		return "/login"
+	}
+	return "/login?next=" + url.QueryEscape(path)
+}

@@ -506,8 +506,8 @@ func TestModelsPageFormsNeedCSRFAndSignIn(t *testing.T) {
 
 		out := e.browser(t)
 		for _, path := range []string{"/pools/team", "/pools/anthropic%2F%2A", "/pools/nope"} {
-			if rec := out.get(path); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/login" {
-				t.Errorf("signed out GET %s: %d %q, want 303 to /login", path, rec.Code, rec.Header().Get("Location"))
+			if rec := out.get(path); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != loginFor(path) {
+				t.Errorf("signed out GET %s: %d %q, want 303 to %s", path, rec.Code, rec.Header().Get("Location"), loginFor(path))
 			}
 		}
 		for _, p := range posts {
