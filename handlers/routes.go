@@ -25,6 +25,8 @@ func (a *App) routes() http.Handler {
 	mux.Handle("POST /models/{id}/delete", page(a.deleteEntry))
 	mux.Handle("POST /models/fallbacks", page(a.setFallbacksForm))
 	mux.Handle("POST /models/pool-settings", page(a.setPoolSettingsForm))
+	mux.Handle("GET /settings", page(a.showSettingsPage))
+	mux.Handle("POST /settings", page(a.saveSettingsForm))
 	mux.Handle("GET /models/{id}/edit", page(a.showEntryEdit))
 	mux.Handle("GET /models/{id}/view", page(a.showEntryGroup))
 	mux.Handle("POST /models/{id}", page(a.updateEntryForm))

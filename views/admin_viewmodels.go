@@ -408,3 +408,20 @@ type OptionGroup struct {
 	Label   string
 	Options []Option
 }
+
+// SettingsForm is the Settings page's form: the values stored or as typed,
+// and what is wrong with them by field name.
+type SettingsForm struct {
+	CSRFToken string
+	Values    SettingsValues
+	Errors    map[string]string
+	// Saved: the answer to a successful save.
+	Saved bool
+}
+
+// SettingsValues are the settings as the form shows them.
+type SettingsValues struct {
+	LogRetentionDays           string
+	HealthCheckIntervalMinutes string
+	ResponsesRetentionDays     string
+}
