@@ -28,7 +28,7 @@ func SettingsContent(f SettingsForm) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Settings</h1><p class=\"muted\">Gateway-wide settings, the same as <code>PUT /api/settings</code>. They take effect within the hour's jobs; nothing restarts.</p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Settings</h1><p class=\"muted\">Gateway-wide settings, the same as <code>PUT /api/settings</code>. The background jobs read them on every run: no restart is needed.</p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
