@@ -42,6 +42,8 @@ func (a *App) routes() http.Handler {
 	mux.Handle("GET /keys", page(a.showKeys))
 	mux.Handle("POST /keys", page(a.createKeyPage))
 	mux.Handle("POST /keys/{id}/revoke", page(a.revokeKeyPage))
+	mux.Handle("GET /keys/{id}/edit", page(a.showEditKey))
+	mux.Handle("POST /keys/{id}", page(a.updateKeyPage))
 	mux.Handle("POST /keys/{id}/delete", page(a.deleteKeyPage))
 	mux.Handle("GET /teams", page(a.showTeams))
 	mux.Handle("POST /teams", page(a.createTeamPage))

@@ -77,6 +77,8 @@ type ProviderCheck struct {
 type KeysPage struct {
 	Keys []KeyRow
 	Form KeyForm
+	// Edit, when set, shows the row of key Edit.ID as its edit form.
+	Edit *KeyForm
 	// NewKey is set only on the answer to the create form: the one time the
 	// key exists in clear.
 	NewKey *NewKey
@@ -111,6 +113,8 @@ type KeyRow struct {
 
 // KeyForm creates a virtual key.
 type KeyForm struct {
+	// ID is the key an edit form saves; 0 is the create form.
+	ID        int64
 	CSRFToken string
 	Users     []Option
 	Teams     []Option
@@ -124,6 +128,7 @@ type KeyValues struct {
 	Name           string
 	Models         string
 	MaxBudgetUSD   string
+	SoftBudgetUSD  string
 	BudgetDuration string
 	RPMLimit       string
 	TPMLimit       string

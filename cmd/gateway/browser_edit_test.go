@@ -148,7 +148,30 @@ func TestBrowserEditInPlace(t *testing.T) {
 	}
 	shots("edit-models")
 
-	do(chromedp.Navigate(base+"/keys"), ready)
+	// A key's budget, edited in its row (the gateway's own first key is
+	// listed too: the row is found by its name).
+	do(chromedp.Navigate(base+"/keys"), ready,
+		chromedp.SendKeys(css(`#key-name`), "budgeted"),
+		chromedp.SendKeys(css(`#key-max_budget_usd`), "5"),
+		chromedp.Click(css(`[data-testid="key-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="new-key"]`)), ready)
+	keyID, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('[data-testid="key"]')]
+		.find(tr => tr.querySelector('[data-testid="key-name"] strong').textContent === "budgeted").dataset.keyId`))
+	if err != nil || keyID == "" {
+		t.Fatalf("the new key's row: %q %v", keyID, err)
+	}
+	key := `[data-testid="key"][data-key-id="` + keyID + `"]`
+	do(chromedp.Click(css(key+` [data-testid="key-edit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="key-edit-form"]`)),
+		typeInto(`[data-testid="key-edit-form"] [data-testid="input-max_budget_usd"]`, "25"),
+		chromedp.Click(css(`[data-testid="key-edit-save"]`)),
+		chromedp.WaitVisible(css(key)))
+	if got := text(key); !strings.Contains(got, "$25.00") {
+		t.Fatalf("key row after the budget edit: %q", got)
+	}
+	if got := text(`[data-testid="key"]:not([data-key-id="` + keyID + `"])`); strings.Contains(got, "$25.00") {
+		t.Fatalf("another key changed: %q", got)
+	}
 	shots("edit-keys")
 
 	// Settings, from the nav.
