@@ -141,6 +141,8 @@ type KeyValues struct {
 type TeamsPage struct {
 	Teams []TeamRow
 	Form  TeamForm
+	// Edit, when set, shows the row of team Edit.ID as its edit form.
+	Edit *TeamForm
 }
 
 // TeamRow is one team in the list.
