@@ -178,6 +178,8 @@ type TeamValues struct {
 type UsersPage struct {
 	Users []UserRow
 	Form  UserForm
+	// Edit, when set, shows the row of user Edit.ID as its edit form.
+	Edit *UserForm
 }
 
 // UserRow is one user in the list.
