@@ -110,13 +110,15 @@ func keyRow(k *models.VirtualKey, owners ownerNames, now time.Time) views.KeyRow
 	return row
 }
 
-// readKeyForm reads the create form into the API's input, validated by the
-// same rules.
-func (a *App) readKeyForm(r *http.Request) (keyInput, views.KeyValues, error) {
+// readKeyForm reads the create or edit form into the API's input, validated
+// by the same rules. An expiry must be in the future unless it is kept, the
+// key's current one (an edit of an expired key).
+func (a *App) readKeyForm(r *http.Request, kept *time.Time) (keyInput, views.KeyValues, error) {
 	v := views.KeyValues{
 		Name:           formValue(r, "name"),
 		Models:         formValue(r, "models"),
 		MaxBudgetUSD:   formValue(r, "max_budget_usd"),
+		SoftBudgetUSD:  formValue(r, "soft_budget_usd"),
 		BudgetDuration: formValue(r, "budget_duration"),
 		RPMLimit:       formValue(r, "rpm_limit"),
 		TPMLimit:       formValue(r, "tpm_limit"),
@@ -129,6 +131,7 @@ func (a *App) readKeyForm(r *http.Request) (keyInput, views.KeyValues, error) {
 		Name:           v.Name,
 		Models:         splitList(v.Models),
 		MaxBudgetUSD:   p.float("max_budget_usd", v.MaxBudgetUSD),
+		SoftBudgetUSD:  p.float("soft_budget_usd", v.SoftBudgetUSD),
 		BudgetDuration: v.BudgetDuration,
 		RPMLimit:       p.int("rpm_limit", v.RPMLimit),
 		TPMLimit:       p.int("tpm_limit", v.TPMLimit),
@@ -136,7 +139,7 @@ func (a *App) readKeyForm(r *http.Request) (keyInput, views.KeyValues, error) {
 		TeamID:         p.id("team_id", v.TeamID),
 	}
 	if t := p.time("expires_at", v.ExpiresAt); t != nil {
-		if !t.After(time.Now()) {
+		if !t.After(time.Now()) && (kept == nil || !t.Equal(kept.UTC().Truncate(time.Minute))) {
 			p.fail("expires_at", "must be in the future")
 		}
 		in.ExpiresAt = &timestamp{*t}
@@ -191,7 +194,7 @@ func (p *formParser) time(field, s string) *time.Time {
 // above the list. There is no redirect: the key would have to be kept
 // somewhere until the next request, and it is kept nowhere.
 func (a *App) createKeyPage(w http.ResponseWriter, r *http.Request) {
-	in, values, err := a.readKeyForm(r)
+	in, values, err := a.readKeyForm(r, nil)
 	var k models.VirtualKey
 	var secret string
 	if err == nil {

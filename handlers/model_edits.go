@@ -164,6 +164,7 @@ func (a *App) edited(w http.ResponseWriter, r *http.Request, err error, edit *in
 	var input *inputError
 	if errors.As(err, &input) {
 		edit.msg = inlineMessage(input)
+		edit.errors = input.byField()
 		a.rerenderEdit(w, r, edit)
 		return
 	}

@@ -77,8 +77,11 @@ func parseModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValu
 		UpstreamModel:   strings.TrimSpace(r.PostFormValue("upstream_model")),
 		Weight:          strings.TrimSpace(r.PostFormValue("weight")),
 		CooldownSeconds: strings.TrimSpace(r.PostFormValue("cooldown_seconds")),
+		TimeoutSeconds:  strings.TrimSpace(r.PostFormValue("timeout_seconds")),
+		ContextWindow:   strings.TrimSpace(r.PostFormValue("context_window")),
 		InputPrice:      strings.TrimSpace(r.PostFormValue("input_price")),
 		OutputPrice:     strings.TrimSpace(r.PostFormValue("output_price")),
+		Enabled:         r.PostFormValue("enabled") == "true",
 	}
 	p := formParser{}
 	in := modelEntryInput{
@@ -86,6 +89,8 @@ func parseModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValu
 		UpstreamModel:   v.UpstreamModel,
 		Weight:          p.float("weight", v.Weight),
 		CooldownSeconds: p.int("cooldown_seconds", v.CooldownSeconds),
+		TimeoutSeconds:  p.int("timeout_seconds", v.TimeoutSeconds),
+		ContextWindow:   p.int("context_window", v.ContextWindow),
 		InputPrice:      p.float("input_price", v.InputPrice),
 		OutputPrice:     p.float("output_price", v.OutputPrice),
 	}

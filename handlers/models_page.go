@@ -11,8 +11,11 @@ import (
 )
 
 // showModels shows the Models page.
+// ?add=<public name> fills in the add form's public name (a pool card's
+// "Add member").
 func (a *App) showModels(w http.ResponseWriter, r *http.Request) {
-	vm, err := a.modelsView(r, views.ModelEntryForm{}, nil)
+	form := views.ModelEntryForm{Values: views.ModelEntryValues{PublicName: r.URL.Query().Get("add")}}
+	vm, err := a.modelsView(r, form, nil)
 	if err != nil {
 		a.pageError(w, r, err)
 		return
@@ -117,6 +120,7 @@ func modelEntryRow(d *models.Deployment) views.ModelEntry {
 		InputPrice:    formatNumber(d.InputPrice),
 		OutputPrice:   formatNumber(d.OutputPrice),
 		Enabled:       d.Enabled,
+		Reserve:       d.Weight != nil && *d.Weight == 0,
 	}
 	if d.Weight != nil {
 		e.Weight = formatNumber(*d.Weight)

@@ -133,3 +133,9 @@ func formatID(p *int64) string {
 func pageNotFound(what string, id int64) error {
 	return &userError{kind: models.ErrNotFound, msg: fmt.Sprintf("There is no %s with id %d.", what, id)}
 }
+
+// inPlace: an htmx request from a list's in-place edit, which targets the
+// list by its id ("teams") and wants the list back, not a redirect.
+func inPlace(r *http.Request, listID string) bool {
+	return isHTMX(r) && r.Header.Get("HX-Target") == listID
+}

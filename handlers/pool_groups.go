@@ -3,9 +3,12 @@ package handlers
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"gateway/models"
+	"gateway/proxy"
 	"gateway/views"
 )
 
@@ -29,6 +32,11 @@ type inlineEdit struct {
 	kind       string // fallback forms
 	value      string
 	msg        string
+	// errors by field, for the forms of several fields ("entry", "settings")
+	errors    map[string]string
+	values    views.ModelEntryValues // "entry"
+	settings  views.PoolSettingsForm // "settings"
+	providers []views.Option         // "entry", filled in by poolGroups
 }
 
 // poolGroups is every public name as a group, by name, then the default
@@ -42,14 +50,23 @@ func (a *App) poolGroups(r *http.Request, edit *inlineEdit) ([]views.PoolGroup, 
 	if err != nil {
 		return nil, err
 	}
+	settings, err := a.store.ListPoolSettings(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	settingsByName := map[string]*models.PoolSetting{}
+	for i := range settings {
+		settingsByName[settings[i].PublicName] = &settings[i]
+	}
 	served := servedNamesOf(entries)
 	fallbacks := fallbacksByName(fbs)
 	csrf := sessionFrom(r.Context()).csrfToken()
 	var groups []views.PoolGroup
 	hasDefaults := false
 	for _, members := range entriesByName(entries) {
-		g := a.poolGroup(members, served)
+		g := a.poolGroup(members, served, time.Now())
 		g.CSRFToken = csrf
+		g.Settings = poolSettingsFormOf(settingsByName[g.PublicName])
 		g.Fallbacks = fallbackLists(fallbacks[g.PublicName], served)
 		groups = append(groups, g)
 		hasDefaults = hasDefaults || g.PublicName == defaultFallbacksName
@@ -57,6 +74,13 @@ func (a *App) poolGroups(r *http.Request, edit *inlineEdit) ([]views.PoolGroup, 
 	if !hasDefaults {
 		groups = append(groups, views.PoolGroup{PublicName: defaultFallbacksName, DefaultsOnly: true, CSRFToken: csrf,
 			Fallbacks: fallbackLists(fallbacks[defaultFallbacksName], served)})
+	}
+	if edit != nil && edit.field == "entry" {
+		ps, err := a.store.ListProviders(r.Context())
+		if err != nil {
+			return nil, err
+		}
+		edit.providers = providerOptions(ps)
 	}
 	if edit != nil {
 		for i := range groups {
@@ -84,18 +108,20 @@ func entriesByName(entries []models.Deployment) [][]models.Deployment {
 }
 
 // poolGroup is one public name's entries with their planned shares and warnings.
-func (a *App) poolGroup(members []models.Deployment, served servedNames) views.PoolGroup {
+func (a *App) poolGroup(members []models.Deployment, served servedNames, now time.Time) views.PoolGroup {
 	name := members[0].PublicName
 	g := views.PoolGroup{
 		PublicName:  name,
 		StatusURL:   poolURL(name),
+		AddURL:      "/models?add=" + url.QueryEscape(name) + "#model-entry-form",
 		Wildcard:    members[0].IsWildcard(),
 		SharesKnown: a.runtime != nil,
 	}
-	planned := a.plannedShares(name)
+	live := a.liveMembers(name)
 	for i := range members {
 		d := &members[i]
-		e := views.PoolEntry{ModelEntry: modelEntryRow(d), ShareFraction: planned[d.ID]}
+		e := views.PoolEntry{ModelEntry: modelEntryRow(d), ShareFraction: live[d.ID].PlannedShare}
+		e.Cooling = coolingOf(live[d.ID], now)
 		e.PlannedShare = formatShare(e.ShareFraction)
 		if d.Weight != nil {
 			e.WeightInput = formatNumber(*d.Weight)
@@ -108,19 +134,35 @@ func (a *App) poolGroup(members []models.Deployment, served servedNames) views.P
 	return g
 }
 
-// plannedShares is what each enabled member's weight buys, by deployment
-// id, computed by the proxy with the router's own rule. Disabled members
-// are not in the proxy's table: they read 0.
-func (a *App) plannedShares(name string) map[int64]float64 {
-	out := map[int64]float64{}
+// liveMembers is each enabled member as the proxy serves it now, by
+// deployment id: what its weight buys (by the router's own rule) and its
+// cooldown. Disabled members are not in the proxy's table: they read zero.
+func (a *App) liveMembers(name string) map[int64]proxy.MemberStatus {
+	out := map[int64]proxy.MemberStatus{}
 	if a.runtime == nil {
 		return out
 	}
 	members, _ := a.runtime.PoolStatus(name, nil)
 	for _, m := range members {
-		out[m.ID] = m.PlannedShare
+		out[m.ID] = m
 	}
 	return out
+}
+
+// coolingOf is a member's live cooldown for its row, nil when it is not cooling.
+func coolingOf(m proxy.MemberStatus, now time.Time) *views.Cooling {
+	if !m.CoolingDown || m.CooldownUntil == nil {
+		return nil
+	}
+	c := &views.Cooling{
+		Until:    formatTime(*m.CooldownUntil) + " UTC",
+		UntilISO: m.CooldownUntil.UTC().Format(time.RFC3339),
+		Reason:   m.CooldownReason,
+	}
+	if left := m.CooldownUntil.Sub(now); left > 0 {
+		c.Left = formatDuration(left) + " left"
+	}
+	return c
 }
 
 // zeroWeightTrap: two or more enabled members whose weights are all 0 or
@@ -241,14 +283,25 @@ func (e *inlineEdit) applyTo(g *views.PoolGroup) {
 		}
 		return
 	}
+	if e.field == "settings" {
+		g.Settings = e.settings
+		g.Settings.Errors = e.errors
+		return
+	}
 	for i := range g.Members {
 		m := &g.Members[i]
 		if m.ID != e.entryID {
 			continue
 		}
-		if e.field == "weight" {
+		switch e.field {
+		case "entry":
+			m.Edit = &views.ModelEntryForm{
+				IDPrefix: "edit-" + strconv.FormatInt(m.ID, 10) + "-", CSRFToken: g.CSRFToken,
+				Providers: e.providers, Values: e.values, Errors: e.errors,
+			}
+		case "weight":
 			m.WeightInput, m.WeightError = e.value, e.msg
-		} else {
+		default:
 			m.ToggleError = e.msg
 		}
 	}

@@ -95,6 +95,10 @@ func (a *App) createTeamPage(w http.ResponseWriter, r *http.Request) {
 // current: the form again with its errors, or a reload and back to the list.
 func (a *App) teamSaved(w http.ResponseWriter, r *http.Request, form views.TeamForm, name, current string, err error) {
 	input, ok := formInputError(err, "team", name)
+	if form.ID != 0 && inPlace(r, "teams") {
+		a.teamSavedInPlace(w, r, form, input, err)
+		return
+	}
 	if !ok {
 		a.finishWrite(w, r, err, "/teams")
 		return
@@ -124,6 +128,10 @@ func (a *App) showEditTeam(w http.ResponseWriter, r *http.Request) {
 		RPMLimit:       formatOptional(t.RPMLimit),
 		TPMLimit:       formatOptional(t.TPMLimit),
 	}})
+	if inPlace(r, "teams") {
+		a.renderTeamsTable(w, r, http.StatusOK, &form)
+		return
+	}
 	a.renderPage(w, r, http.StatusOK, "Edit "+t.Name, "teams", views.EditTeamContent(t.Name, form))
 }
 
@@ -159,4 +167,36 @@ func (a *App) pageTeam(r *http.Request) (*models.Team, error) {
 		return nil, err
 	}
 	return getForPage(r.Context(), "team", id, a.store.GetTeam)
+}
+
+// teamSavedInPlace finishes an edit made in the team's row: the list with
+// the row's form and its errors (422), or a reload and the list.
+func (a *App) teamSavedInPlace(w http.ResponseWriter, r *http.Request, form views.TeamForm, input *inputError, err error) {
+	if input != nil {
+		form.Errors = input.byField()
+		form = teamForm(r, form)
+		a.renderTeamsTable(w, r, http.StatusUnprocessableEntity, &form)
+		return
+	}
+	if err == nil {
+		err = a.reload(r.Context())
+	}
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	a.renderTeamsTable(w, r, http.StatusOK, nil)
+}
+
+// renderTeamsTable answers htmx with the team list, edit's row as its form.
+func (a *App) renderTeamsTable(w http.ResponseWriter, r *http.Request, status int, edit *views.TeamForm) {
+	vm, err := a.teamsPage(r, views.TeamForm{})
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	vm.Edit = edit
+	w.Header().Add("Vary", "HX-Request")
+	w.Header().Add("Vary", "HX-Target")
+	a.render(w, r, status, views.TeamsTable(vm))
 }

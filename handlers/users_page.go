@@ -99,6 +99,10 @@ func (a *App) createUserPage(w http.ResponseWriter, r *http.Request) {
 // current: the form again with its errors, or a reload and back to the list.
 func (a *App) userSaved(w http.ResponseWriter, r *http.Request, form views.UserForm, name, current string, err error) {
 	input, ok := formInputError(err, "user", name)
+	if form.ID != 0 && inPlace(r, "users") {
+		a.userSavedInPlace(w, r, form, input, err)
+		return
+	}
 	if !ok {
 		a.finishWrite(w, r, err, "/users")
 		return
@@ -138,6 +142,10 @@ func (a *App) showEditUser(w http.ResponseWriter, r *http.Request) {
 		MaxBudgetUSD:   formatOptional(u.MaxBudgetUSD),
 		BudgetDuration: u.BudgetDuration,
 	}}, owners)
+	if inPlace(r, "users") {
+		a.renderUsersTable(w, r, http.StatusOK, &form)
+		return
+	}
 	a.renderPage(w, r, http.StatusOK, "Edit "+u.Name, "users", views.EditUserContent(u.Name, form))
 }
 
@@ -173,4 +181,41 @@ func (a *App) pageUser(r *http.Request) (*models.User, error) {
 		return nil, err
 	}
 	return getForPage(r.Context(), "user", id, a.store.GetUser)
+}
+
+// userSavedInPlace finishes an edit made in the user's row: the list with
+// the row's form and its errors (422), or a reload and the list.
+func (a *App) userSavedInPlace(w http.ResponseWriter, r *http.Request, form views.UserForm, input *inputError, err error) {
+	if input != nil {
+		owners, err := a.ownerNames(r)
+		if err != nil {
+			a.pageError(w, r, err)
+			return
+		}
+		form.Errors = input.byField()
+		form = userForm(r, form, owners)
+		a.renderUsersTable(w, r, http.StatusUnprocessableEntity, &form)
+		return
+	}
+	if err == nil {
+		err = a.reload(r.Context())
+	}
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	a.renderUsersTable(w, r, http.StatusOK, nil)
+}
+
+// renderUsersTable answers htmx with the user list, edit's row as its form.
+func (a *App) renderUsersTable(w http.ResponseWriter, r *http.Request, status int, edit *views.UserForm) {
+	vm, err := a.usersPage(r, views.UserForm{})
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	vm.Edit = edit
+	w.Header().Add("Vary", "HX-Request")
+	w.Header().Add("Vary", "HX-Target")
+	a.render(w, r, status, views.UsersTable(vm))
 }

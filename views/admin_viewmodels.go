@@ -77,6 +77,8 @@ type ProviderCheck struct {
 type KeysPage struct {
 	Keys []KeyRow
 	Form KeyForm
+	// Edit, when set, shows the row of key Edit.ID as its edit form.
+	Edit *KeyForm
 	// NewKey is set only on the answer to the create form: the one time the
 	// key exists in clear.
 	NewKey *NewKey
@@ -111,6 +113,8 @@ type KeyRow struct {
 
 // KeyForm creates a virtual key.
 type KeyForm struct {
+	// ID is the key an edit form saves; 0 is the create form.
+	ID        int64
 	CSRFToken string
 	Users     []Option
 	Teams     []Option
@@ -124,6 +128,7 @@ type KeyValues struct {
 	Name           string
 	Models         string
 	MaxBudgetUSD   string
+	SoftBudgetUSD  string
 	BudgetDuration string
 	RPMLimit       string
 	TPMLimit       string
@@ -136,6 +141,8 @@ type KeyValues struct {
 type TeamsPage struct {
 	Teams []TeamRow
 	Form  TeamForm
+	// Edit, when set, shows the row of team Edit.ID as its edit form.
+	Edit *TeamForm
 }
 
 // TeamRow is one team in the list.
@@ -171,6 +178,8 @@ type TeamValues struct {
 type UsersPage struct {
 	Users []UserRow
 	Form  UserForm
+	// Edit, when set, shows the row of user Edit.ID as its edit form.
+	Edit *UserForm
 }
 
 // UserRow is one user in the list.
@@ -408,4 +417,21 @@ type StickyValues struct {
 type OptionGroup struct {
 	Label   string
 	Options []Option
+}
+
+// SettingsForm is the Settings page's form: the values stored or as typed,
+// and what is wrong with them by field name.
+type SettingsForm struct {
+	CSRFToken string
+	Values    SettingsValues
+	Errors    map[string]string
+	// Saved: the answer to a successful save.
+	Saved bool
+}
+
+// SettingsValues are the settings as the form shows them.
+type SettingsValues struct {
+	LogRetentionDays           string
+	HealthCheckIntervalMinutes string
+	ResponsesRetentionDays     string
 }

@@ -36,6 +36,19 @@ type PoolGroup struct {
 	// NotServed: no member is enabled, so callers get "no healthy deployments".
 	NotServed bool
 	Fallbacks []FallbackList
+	// AddURL opens the add form with this pool's public name filled in.
+	AddURL   string
+	Settings PoolSettingsForm
+}
+
+// PoolSettingsForm is a pool's settings on its card: the values as stored
+// ("" is the gateway's default) or as typed when the form comes back with
+// Errors (by field name).
+type PoolSettingsForm struct {
+	StickyTTLSeconds string
+	NumRetries       string
+	AllowedFails     string
+	Errors           map[string]string
 }
 
 // PoolEntry is one row of a group: the entry, its planned share and the
@@ -52,6 +65,8 @@ type PoolEntry struct {
 	WeightError string
 	// ToggleError says why enabling or disabling failed.
 	ToggleError string
+	// Edit, when set, shows the row as its edit form.
+	Edit *ModelEntryForm
 }
 
 // FallbackList is one ordered fallback list of a public name, with its edit form.

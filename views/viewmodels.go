@@ -55,6 +55,21 @@ type ModelEntry struct {
 	InputPrice  string
 	OutputPrice string
 	Enabled     bool
+	// Reserve: the weight is explicitly 0, so the member is picked only
+	// while every weighted member is out.
+	Reserve bool
+	// Cooling is the member's live cooldown, nil when it is not cooling.
+	Cooling *Cooling
+}
+
+// Cooling is a member's live cooldown, as the proxy holds it now.
+type Cooling struct {
+	// Until is a UTC time for display, UntilISO the same in RFC 3339.
+	Until    string
+	UntilISO string
+	// Left is how long from now ("3d 14h"), "" when already past.
+	Left   string
+	Reason string
 }
 
 // Option is one choice of a select.
@@ -65,6 +80,9 @@ type Option struct {
 
 // ModelEntryForm is the add-entry form: what was typed and what is wrong with it.
 type ModelEntryForm struct {
+	// IDPrefix keeps element ids unique when several forms are on the page
+	// (the add form has none, an entry's edit form "edit-<id>-").
+	IDPrefix  string
 	CSRFToken string
 	Providers []Option
 	Values    ModelEntryValues
@@ -79,8 +97,12 @@ type ModelEntryValues struct {
 	UpstreamModel   string
 	Weight          string
 	CooldownSeconds string
+	TimeoutSeconds  string
+	ContextWindow   string
 	InputPrice      string
 	OutputPrice     string
+	// Enabled is the edit form's checkbox; the add form always enables.
+	Enabled bool
 }
 
 // Message is a simple page with a heading and a line of text.

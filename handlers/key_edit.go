@@ -1,0 +1,110 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"gateway/models"
+	"gateway/views"
+)
+
+// A key's row on the Keys page edited in place: Edit loads the key list with
+// the row as its form, Save answers with the list (422 with the form and its
+// errors), as PATCH /api/keys/{id} validates and stores. The secret is never
+// shown or changed.
+
+// showEditKey handles GET /keys/{id}/edit.
+func (a *App) showEditKey(w http.ResponseWriter, r *http.Request) {
+	k, err := a.pageKey(r)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	a.renderKeys(w, r, http.StatusOK, &views.KeyForm{ID: k.ID, Values: keyValuesOf(k)})
+}
+
+// updateKeyPage handles POST /keys/{id}, the edit form.
+func (a *App) updateKeyPage(w http.ResponseWriter, r *http.Request) {
+	k, err := a.pageKey(r)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	in, values, err := a.readKeyForm(r, k.ExpiresAt)
+	if err == nil {
+		_, err = a.store.UpdateKey(r.Context(), k.ID, func(k *models.VirtualKey) error {
+			in.applyTo(k)
+			return nil
+		})
+	}
+	if input, ok := formInputError(err, "key", in.Name); ok {
+		a.renderKeys(w, r, http.StatusUnprocessableEntity, &views.KeyForm{ID: k.ID, Values: values, Errors: input.byField()})
+		return
+	}
+	if err == nil {
+		err = a.reload(r.Context())
+	}
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	if !isHTMX(r) {
+		seeOther(w, r, "/keys")
+		return
+	}
+	a.renderKeys(w, r, http.StatusOK, nil)
+}
+
+// renderKeys answers with the key list, edit's row as its form when set:
+// the list alone for htmx, the whole page otherwise.
+func (a *App) renderKeys(w http.ResponseWriter, r *http.Request, status int, edit *views.KeyForm) {
+	vm, err := a.keysPage(r, views.KeyForm{CSRFToken: sessionFrom(r.Context()).csrfToken()})
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	if edit != nil {
+		edit.CSRFToken = vm.Form.CSRFToken
+		edit.Users, edit.Teams = vm.Form.Users, vm.Form.Teams
+		edit.Periods = budgetPeriods(edit.Values.BudgetDuration)
+		vm.Edit = edit
+	}
+	if isHTMX(r) {
+		w.Header().Add("Vary", "HX-Request")
+		a.render(w, r, status, views.KeysTable(vm))
+		return
+	}
+	a.renderPage(w, r, status, "Keys", "keys", views.KeysContent(vm))
+}
+
+// keyValuesOf is a key as its edit form shows it; unset fields are blank.
+func keyValuesOf(k *models.VirtualKey) views.KeyValues {
+	v := views.KeyValues{
+		Name:           k.Name,
+		Models:         strings.Join(k.Models, ", "),
+		MaxBudgetUSD:   formatOptional(k.MaxBudgetUSD),
+		SoftBudgetUSD:  formatOptional(k.SoftBudgetUSD),
+		BudgetDuration: k.BudgetDuration,
+		RPMLimit:       formatOptional(k.RPMLimit),
+		TPMLimit:       formatOptional(k.TPMLimit),
+	}
+	if k.UserID != nil {
+		v.UserID = strconv.FormatInt(*k.UserID, 10)
+	}
+	if k.TeamID != nil {
+		v.TeamID = strconv.FormatInt(*k.TeamID, 10)
+	}
+	if k.ExpiresAt != nil {
+		v.ExpiresAt = k.ExpiresAt.UTC().Format("2006-01-02T15:04")
+	}
+	return v
+}
+
+func (a *App) pageKey(r *http.Request) (*models.VirtualKey, error) {
+	id, err := pathID(r, "key")
+	if err != nil {
+		return nil, err
+	}
+	return getForPage(r.Context(), "key", id, a.store.GetKey)
+}
