@@ -131,6 +131,19 @@ func TestLogDetailPage(t *testing.T) {
 			t.Errorf("first-attempt success: %d attempts", attempts.Length())
 		}
 
+		// A trace keeps 16 attempts; the page says how many more there were.
+		long := models.RequestLog{RequestID: "req-long", Status: 502, Attempts: models.MaxTraceAttempts + 2}
+		for range models.MaxTraceAttempts {
+			long.Trace = append(long.Trace, models.Attempt{DeploymentID: a.ID, Status: 502, Reason: "5xx"})
+		}
+		mustLogs(t, s, long)
+		href, _ = testid(parseHTML(t, b.get("/logs?request_id=req-long")), "log-link").Attr("href")
+		doc = parseHTML(t, b.get(href))
+		if n, note := testid(doc, "attempt").Length(), text(doc, "untraced"); n != models.MaxTraceAttempts ||
+			!strings.HasPrefix(note, "2 later attempts are not shown") {
+			t.Errorf("long trace: %d attempts shown, note %q", n, note)
+		}
+
 		for _, path := range []string{"/logs/999999", "/logs/x"} {
 			wantStatus(t, path, b.get(path), http.StatusNotFound)
 		}

@@ -38,7 +38,16 @@ func (l *RequestLog) columnValues() [logColumns]any {
 		l.DeploymentID, l.ProviderID, l.ProviderName, l.UpstreamModel, l.Endpoint,
 		l.Stream, l.Status, l.LatencyMS, l.TTFBMS, l.InputTokens, l.OutputTokens,
 		l.CacheReadTokens, l.CacheWriteTokens, l.CostUSD, l.UsageEstimated, l.Attempts, l.Fallback, l.Error,
-		l.Trace}
+		l.traceColumn()}
+}
+
+// traceColumn is the trace as a column value. Most rows have none, and a
+// slice put in an interface costs an allocation per row: "" does not.
+func (l *RequestLog) traceColumn() any {
+	if len(l.Trace) == 0 {
+		return ""
+	}
+	return l.Trace
 }
 
 // isColumnDefault reports whether a value is what its column holds when an
@@ -60,8 +69,6 @@ func isColumnDefault(v any) bool {
 		return v == 0
 	case bool:
 		return !v
-	case Trace:
-		return len(v) == 0
 	}
 	return false // created_at is always written
 }
