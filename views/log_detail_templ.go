@@ -212,7 +212,7 @@ func LogDetailContent(p LogDetailPage) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = logDetailLine("Served by", "detail-provider").Render(templ.WithChildren(ctx, templ_7745c5c3_Var9), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = logDetailLine(servedByLabel(p.Row.OK), "detail-provider").Render(templ.WithChildren(ctx, templ_7745c5c3_Var9), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -845,6 +845,15 @@ func logAttemptRow(at AttemptRow) templ.Component {
 		}
 		return nil
 	})
+}
+
+// servedByLabel: a failed request was served by no one; its row names the
+// member tried last.
+func servedByLabel(ok bool) string {
+	if ok {
+		return "Served by"
+	}
+	return "Last tried"
 }
 
 var _ = templruntime.GeneratedTemplate
