@@ -4,17 +4,51 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
 	"gateway/models"
 )
 
-// listLogs handles GET /api/logs?model=&provider=&key_id=&status=&before=&limit=:
+// listLogs handles GET /api/logs?model=&provider=&key_id=&status=&request_id=&from=&to=&errors=&before=&limit=:
 // recent request logs, newest first; before (a log id) pages back.
 func (a *App) listLogs(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	f := models.LogFilter{Model: q.Get("model"), Provider: q.Get("provider")}
+	f, err := apiLogFilter(r.URL.Query())
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	logs, err := a.store.ListRequestLogs(r.Context(), f)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	out := make([]requestLogJSON, len(logs))
+	for i := range logs {
+		out[i] = requestLogOf(&logs[i])
+	}
+	a.writeJSON(w, r, http.StatusOK, out)
+}
+
+// showLog handles GET /api/logs/{id}: one request log with its attempts.
+func (a *App) showLog(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "request log")
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	l, err := a.store.GetRequestLog(r.Context(), id)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	a.writeJSON(w, r, http.StatusOK, requestLogOf(l))
+}
+
+// apiLogFilter reads GET /api/logs' query; a bad value is a 400 naming it.
+func apiLogFilter(q url.Values) (models.LogFilter, error) {
+	f := models.LogFilter{Model: q.Get("model"), Provider: q.Get("provider"), RequestID: q.Get("request_id")}
 	for _, p := range []struct {
 		name string
 		dst  *int64
@@ -22,8 +56,7 @@ func (a *App) listLogs(w http.ResponseWriter, r *http.Request) {
 		if v := q.Get(p.name); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
-				a.apiError(w, r, queryError(p.name, "a positive integer"))
-				return
+				return f, queryError(p.name, "a positive integer")
 			}
 			*p.dst = n
 		}
@@ -35,22 +68,45 @@ func (a *App) listLogs(w http.ResponseWriter, r *http.Request) {
 		if v := q.Get(p.name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n <= 0 {
-				a.apiError(w, r, queryError(p.name, "a positive integer"))
-				return
+				return f, queryError(p.name, "a positive integer")
 			}
 			*p.dst = n
 		}
 	}
-	logs, err := a.store.ListRequestLogs(r.Context(), f)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
+	for _, p := range []struct {
+		name string
+		dst  *time.Time
+	}{{"from", &f.From}, {"to", &f.To}} {
+		if v := q.Get(p.name); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return f, queryError(p.name, "an RFC 3339 time such as 2026-11-30T00:00:00Z")
+			}
+			*p.dst = t
+		}
 	}
-	out := make([]requestLogJSON, len(logs))
-	for i, l := range logs {
-		out[i] = requestLogJSON(l)
+	switch q.Get("errors") {
+	case "", "0", "false":
+	case "1", "true":
+		f.ErrorsOnly = true
+	default:
+		return f, queryError("errors", "1 or 0")
 	}
-	a.writeJSON(w, r, http.StatusOK, out)
+	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
+		return f, queryError("to", "later than from")
+	}
+	return f, nil
+}
+
+// requestLogOf is a request log as the API answers it, with its attempts
+// ([] when it made none).
+func requestLogOf(l *models.RequestLog) requestLogJSON {
+	out := requestLogJSON(*l)
+	out.Trace = l.AttemptTrace()
+	if out.Trace == nil {
+		out.Trace = models.Trace{}
+	}
+	return out
 }
 
 // requestLogJSON is a request log as GET /api/logs answers it: every
@@ -84,6 +140,9 @@ type requestLogJSON struct {
 	Attempts         int       `json:"attempts"`
 	Fallback         string    `json:"fallback"`
 	Error            string    `json:"error"`
+	// Trace is the attempts in order: member, status, latency, why the
+	// router moved on and the fallback pool being routed.
+	Trace models.Trace `json:"trace"`
 }
 
 func queryError(param, want string) error {

@@ -107,7 +107,8 @@ func wantLogFields(t *testing.T, ta *testApp, s *models.Store) {
 		Model: "team-model", DeploymentID: &dep, ProviderID: &prov, ProviderName: "openai-main", UpstreamModel: "gpt-4o",
 		Endpoint: "/v1/chat/completions", Stream: true, Status: 502, LatencyMS: 120, TTFBMS: 40, InputTokens: 12,
 		OutputTokens: 5, CacheReadTokens: 4, CacheWriteTokens: 3, CostUSD: 0.25, UsageEstimated: true, Attempts: 2, Fallback: "backup",
-		Error: "upstream 502: bad gateway"}
+		Error: "upstream 502: bad gateway", Trace: models.Trace{{DeploymentID: 10, Provider: "openai-main", UpstreamModel: "gpt-4o",
+			Status: 502, StartMS: 1, LatencyMS: 60, Reason: "5xx", Error: "bad gateway", Fallback: "backup"}}}
 	if err := s.InsertRequestLogs(context.Background(), []models.RequestLog{row}); err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,9 @@ func wantLogFields(t *testing.T, ta *testApp, s *models.Store) {
 		"provider": "openai-main", "upstream_model": "gpt-4o", "endpoint": "/v1/chat/completions", "stream": true,
 		"status": 502.0, "latency_ms": 120.0, "ttfb_ms": 40.0, "input_tokens": 12.0, "output_tokens": 5.0,
 		"cache_read_tokens": 4.0, "cache_write_tokens": 3.0, "cost_usd": 0.25, "usage_estimated": true, "attempts": 2.0, "fallback": "backup",
-		"error": "upstream 502: bad gateway"}
+		"error": "upstream 502: bad gateway", "trace": []any{map[string]any{"deployment_id": 10.0, "provider": "openai-main",
+			"upstream_model": "gpt-4o", "status": 502.0, "start_ms": 1.0, "latency_ms": 60.0, "reason": "5xx", "error": "bad gateway",
+			"fallback": "backup"}}}
 	if c, ok := got["created_at"].(string); ok {
 		if ct, err := time.Parse(time.RFC3339Nano, c); err == nil && ct.Equal(at) {
 			got["created_at"] = at.Format(time.RFC3339) // however many zeros the database keeps

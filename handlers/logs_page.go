@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"gateway/models"
 	"gateway/views"
@@ -14,11 +16,13 @@ import (
 const logsPageSize = 50
 
 // showLogs shows the Logs page: recent requests, newest first, filtered by
-// the query (model, provider, key_id, status) and paged by before, the id
-// the page starts below. Bad filters are shown on the form, 422, without rows.
+// the query (model, provider, key_id, status, request_id, from, to, errors)
+// and paged by before, the id the page starts below. Bad filters are shown
+// on the form, 422, without rows.
 func (a *App) showLogs(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	values := views.LogFilterValues{Model: q.Get("model"), Provider: q.Get("provider"), KeyID: q.Get("key_id"), Status: q.Get("status")}
+	values := views.LogFilterValues{Model: q.Get("model"), Provider: q.Get("provider"), KeyID: q.Get("key_id"), Status: q.Get("status"),
+		RequestID: strings.TrimSpace(q.Get("request_id")), From: q.Get("from"), To: q.Get("to"), Errors: q.Get("errors") == "1"}
 	vm := views.LogsPage{Filter: views.LogFilterForm{Values: values}}
 	keys, err := a.fillLogFilterChoices(r, &vm.Filter)
 	if err != nil {
@@ -31,6 +35,8 @@ func (a *App) showLogs(w http.ResponseWriter, r *http.Request) {
 		a.renderPage(w, r, http.StatusUnprocessableEntity, "Logs", "logs", views.LogsContent(vm))
 		return
 	}
+	values = withInputTimes(values, filter)
+	vm.Filter.Values = values
 	filter.Limit = logsPageSize + 1 // one more tells whether there is an older page
 	logs, err := a.store.ListRequestLogs(r.Context(), filter)
 	if err != nil {
@@ -76,7 +82,53 @@ func logFilterOf(v views.LogFilterValues, before string) (models.LogFilter, *inp
 	if len(v.Model) > 500 {
 		p.fail("model", "must be at most 500 characters long")
 	}
+	if len(v.RequestID) > 64 {
+		p.fail("request_id", "must be at most 64 characters long")
+	}
+	f.RequestID, f.ErrorsOnly = v.RequestID, v.Errors
+	f.From = pageTime(&p, "from", v.From)
+	f.To = pageTime(&p, "to", v.To)
+	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
+		p.fail("to", "must be later than from")
+	}
 	return f, p.err
+}
+
+// withInputTimes writes the time filters as a datetime-local field shows
+// them, in UTC: one given in RFC 3339 (a link from the API's world) would
+// otherwise show as blank while it filters.
+func withInputTimes(v views.LogFilterValues, f models.LogFilter) views.LogFilterValues {
+	for _, t := range []struct {
+		at  time.Time
+		dst *string
+	}{{f.From, &v.From}, {f.To, &v.To}} {
+		switch {
+		case t.at.IsZero():
+		case t.at.Second() == 0 && t.at.Nanosecond() == 0:
+			*t.dst = t.at.UTC().Format("2006-01-02T15:04")
+		default:
+			*t.dst = t.at.UTC().Format("2006-01-02T15:04:05")
+		}
+	}
+	return v
+}
+
+// pageTimeLayouts are what a time filter accepts: a datetime-local field's
+// value (with or without seconds), read as UTC like the page's times, or
+// RFC 3339 as the API takes it.
+var pageTimeLayouts = []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"}
+
+func pageTime(p *formParser, field, s string) time.Time {
+	if s = strings.TrimSpace(s); s == "" {
+		return time.Time{}
+	}
+	for _, layout := range pageTimeLayouts {
+		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
+			return t
+		}
+	}
+	p.fail(field, "must be a time such as 2026-12-02T11:46 (UTC)")
+	return time.Time{}
 }
 
 // fillLogFilterChoices lists what the filters offer, and returns the keys by id.
@@ -119,10 +171,14 @@ func (a *App) fillLogFilterChoices(r *http.Request, f *views.LogFilterForm) (map
 // the newest).
 func logsURL(v views.LogFilterValues, before int64) string {
 	q := url.Values{}
-	for k, s := range map[string]string{"model": v.Model, "provider": v.Provider, "key_id": v.KeyID, "status": v.Status} {
+	for k, s := range map[string]string{"model": v.Model, "provider": v.Provider, "key_id": v.KeyID, "status": v.Status,
+		"request_id": v.RequestID, "from": v.From, "to": v.To} {
 		if s != "" {
 			q.Set(k, s)
 		}
+	}
+	if v.Errors {
+		q.Set("errors", "1")
 	}
 	if before != 0 {
 		q.Set("before", strconv.FormatInt(before, 10))
@@ -154,6 +210,7 @@ func logRow(l *models.RequestLog, keys map[int64]*models.VirtualKey) views.LogRo
 		Cost:          usdText(l.CostUSD),
 		Attempts:      l.Attempts,
 		Error:         shorten(l.Error, 300),
+		URL:           "/logs/" + strconv.FormatInt(l.ID, 10),
 	}
 	if l.KeyID != nil {
 		if k := keys[*l.KeyID]; k != nil {

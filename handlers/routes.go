@@ -57,6 +57,7 @@ func (a *App) routes() http.Handler {
 	mux.Handle("POST /users/{id}", page(a.updateUserPage))
 	mux.Handle("POST /users/{id}/delete", page(a.deleteUserPage))
 	mux.Handle("GET /logs", page(a.showLogs))
+	mux.Handle("GET /logs/{id}", page(a.showLogDetail))
 	mux.Handle("GET /sticky", page(a.showSticky))
 	mux.Handle("GET /sticky/members", page(a.showStickyMembers))
 	mux.Handle("POST /sticky", page(a.pinStickyPage))
@@ -103,6 +104,7 @@ func (a *App) routes() http.Handler {
 
 	mux.Handle("GET /api/stats", api(a.showStats))
 	mux.Handle("GET /api/logs", api(a.listLogs))
+	mux.Handle("GET /api/logs/{id}", api(a.showLog))
 	mux.Handle("GET /api/settings", api(a.showSettings))
 	mux.Handle("PUT /api/settings", api(a.putSettings))
 

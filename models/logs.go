@@ -19,12 +19,17 @@ func (s *Store) InsertRequestLogs(ctx context.Context, logs []RequestLog) error 
 
 // LogFilter selects request logs; zero fields select everything.
 type LogFilter struct {
-	Model    string
-	Provider string
-	KeyID    int64
-	Status   int
-	BeforeID int64 // paging: only logs with a smaller id
-	Limit    int
+	Model     string
+	Provider  string
+	KeyID     int64
+	Status    int
+	RequestID string
+	From, To  time.Time // created in [From, To)
+	// ErrorsOnly: failed requests only, a status of 400 or more or an error
+	// (a stream broken after its 200).
+	ErrorsOnly bool
+	BeforeID   int64 // paging: only logs with a smaller id
+	Limit      int
 }
 
 // ListRequestLogs returns matching logs, newest first, at most f.Limit (default 100, max 1000).
@@ -42,6 +47,19 @@ func (s *Store) ListRequestLogs(ctx context.Context, f LogFilter) ([]RequestLog,
 	if f.Status != 0 {
 		q = q.Where("status = ?", f.Status)
 	}
+	if f.RequestID != "" {
+		q = q.Where("request_id = ?", f.RequestID)
+	}
+	// SQLite compares created_at as the text written, in UTC.
+	if !f.From.IsZero() {
+		q = q.Where("created_at >= ?", f.From.UTC())
+	}
+	if !f.To.IsZero() {
+		q = q.Where("created_at < ?", f.To.UTC())
+	}
+	if f.ErrorsOnly {
+		q = q.Where("(status >= 400 OR error <> '')")
+	}
 	if f.BeforeID != 0 {
 		q = q.Where("id < ?", f.BeforeID)
 	}
@@ -53,6 +71,15 @@ func (s *Store) ListRequestLogs(ctx context.Context, f LogFilter) ([]RequestLog,
 	var logs []RequestLog
 	err := q.Order("id DESC").Limit(limit).Find(&logs).Error
 	return logs, wrap(err, "list request logs")
+}
+
+// GetRequestLog returns one request log, ErrNotFound when there is none.
+func (s *Store) GetRequestLog(ctx context.Context, id int64) (*RequestLog, error) {
+	var l RequestLog
+	if err := s.g(ctx).First(&l, id).Error; err != nil {
+		return nil, wrap(err, "get request log %d", id)
+	}
+	return &l, nil
 }
 
 // SaveHealthCheck stores the last live check of a deployment.

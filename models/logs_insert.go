@@ -20,7 +20,7 @@ import (
 const logBatchRows = 10
 
 // logColumns counts request_logs' columns but id.
-const logColumns = 24
+const logColumns = 25
 
 // requestLogColumns are those columns, in the order in which
 // (*RequestLog).columnValues gives their values; a test holds them to the
@@ -30,13 +30,24 @@ var requestLogColumns = [logColumns]string{
 	"deployment_id", "provider_id", "provider_name", "upstream_model", "endpoint",
 	"stream", "status", "latency_ms", "ttfbms", "input_tokens", "output_tokens",
 	"cache_read_tokens", "cache_write_tokens", "cost_usd", "usage_estimated", "attempts", "fallback", "error",
+	"trace",
 }
 
 func (l *RequestLog) columnValues() [logColumns]any {
 	return [logColumns]any{l.CreatedAt, l.RequestID, l.KeyID, l.UserID, l.TeamID, l.Model,
 		l.DeploymentID, l.ProviderID, l.ProviderName, l.UpstreamModel, l.Endpoint,
 		l.Stream, l.Status, l.LatencyMS, l.TTFBMS, l.InputTokens, l.OutputTokens,
-		l.CacheReadTokens, l.CacheWriteTokens, l.CostUSD, l.UsageEstimated, l.Attempts, l.Fallback, l.Error}
+		l.CacheReadTokens, l.CacheWriteTokens, l.CostUSD, l.UsageEstimated, l.Attempts, l.Fallback, l.Error,
+		l.traceColumn()}
+}
+
+// traceColumn is the trace as a column value. Most rows have none, and a
+// slice put in an interface costs an allocation per row: "" does not.
+func (l *RequestLog) traceColumn() any {
+	if len(l.Trace) == 0 {
+		return ""
+	}
+	return l.Trace
 }
 
 // isColumnDefault reports whether a value is what its column holds when an

@@ -41,6 +41,8 @@ func TestRequestLogEveryColumnRoundTrips(t *testing.T) {
 					f.Set(reflect.ValueOf(&seed))
 				case reflect.Struct:
 					f.Set(reflect.ValueOf(created.Add(time.Duration(n) * time.Second)))
+				case reflect.Slice:
+					f.Set(reflect.ValueOf(testTrace(seed)))
 				default:
 					t.Fatalf("field %s: no test value for kind %s", v.Type().Field(i).Name, f.Kind())
 				}
@@ -93,6 +95,8 @@ func TestRequestLogZeroColumnsRoundTrip(t *testing.T) {
 			case reflect.Pointer:
 				seven := int64(7)
 				f.Set(reflect.ValueOf(&seven))
+			case reflect.Slice:
+				f.Set(reflect.ValueOf(testTrace(7)))
 			}
 			l.ID, l.CreatedAt = 0, created.Add(time.Duration(field)*time.Second)
 			want = append(want, l)
@@ -133,4 +137,16 @@ func TestRequestLogWithoutTimeGetsNow(t *testing.T) {
 			t.Fatalf("created_at %v, want about now", c)
 		}
 	})
+}
+
+// testTrace is a trace of two attempts whose every field comes from seed.
+func testTrace(seed int64) models.Trace {
+	tr := models.Trace{}
+	for i := range int64(2) {
+		n := seed*10 + i
+		tr = append(tr, models.Attempt{DeploymentID: n, Provider: fmt.Sprint("provider ", n), UpstreamModel: fmt.Sprint("model ", n),
+			Status: int(400 + n%100), StartMS: n + 1, LatencyMS: n + 2, Reason: fmt.Sprint("reason ", n),
+			Error: fmt.Sprint("error ", n), Fallback: fmt.Sprint("pool ", n)})
+	}
+	return tr
 }

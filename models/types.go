@@ -148,7 +148,7 @@ func (k *VirtualKey) Active(now time.Time) bool {
 type RequestLog struct {
 	ID               int64     `gorm:"primaryKey"`
 	CreatedAt        time.Time `gorm:"index"`
-	RequestID        string    `gorm:"size:64;not null;default:''"`
+	RequestID        string    `gorm:"size:64;not null;default:'';index"`
 	KeyID            *int64    `gorm:"index"`
 	UserID           *int64
 	TeamID           *int64
@@ -174,6 +174,9 @@ type RequestLog struct {
 	Attempts       int    `gorm:"not null;default:0"`
 	Fallback       string `gorm:"size:500;not null;default:''"`
 	Error          string `gorm:"size:2000;not null;default:''"`
+	// Trace is the request's attempts when there was more than one or one
+	// failed (see Trace).
+	Trace Trace `gorm:"type:text;not null;default:''"`
 }
 
 // HealthCheck is the last live check of one deployment.

@@ -25,6 +25,8 @@ type failure struct {
 	// other pool would answer differently.
 	kind       string
 	retryAfter time.Duration // the upstream's retry-after, 0 when it sent none
+	// status is the upstream's answer, 0 when it gave none; for the trace.
+	status int
 	// untranslatable: the gateway could not put the request into the
 	// member's protocol and called no one. The caller's error, unless a
 	// member taking the caller's protocol as is is left to try.
@@ -51,7 +53,7 @@ type upstreamAnswer struct {
 // classifyAnswer judges an upstream's error answer from provider p.
 func classifyAnswer(a *upstreamAnswer, p *provider, now time.Time) *failure {
 	e := parseUpstreamError(a.body)
-	f := &failure{upstream: a, kind: models.FallbackGeneral, retryAfter: parseRetryAfter(a.retryAfter, now),
+	f := &failure{upstream: a, status: a.status, kind: models.FallbackGeneral, retryAfter: parseRetryAfter(a.retryAfter, now),
 		err: &apiError{Status: a.status, Type: cmpStr(e.Type, typeServer), Code: cmpStr(e.Code, "upstream_error"),
 			Message: cmpStr(e.Message, fmt.Sprintf("upstream answered %d", a.status))}}
 	switch {

@@ -293,7 +293,7 @@ func (p *pool) allCoolingDown(now time.Time) bool {
 	return true
 }
 
-// try makes one attempt and keeps the books: statistics, cooldown, sticky.
+// try makes one attempt, keeps the books and adds it to the trace.
 func (rq *routing) try(m *member, rt route, set poolSettings) *failure {
 	s, x := rq.s, rq.x
 	upstreamModel := m.upstreamModelFor(rt)
@@ -302,14 +302,23 @@ func (rq *routing) try(m *member, rt route, set poolSettings) *failure {
 	start := s.now()
 	f := rq.attempt(m, upstreamModel)
 	now := s.now()
-	if f != nil && f.clientGone() {
-		x.callerLeft()
-		return f // never the member's fault
+	switch {
+	case f != nil && f.clientGone():
+		x.callerLeft() // never the member's fault
+	case f != nil && f.untranslatable:
+		// The member was never called: nothing goes on its record.
+	default:
+		rq.keepBooks(m, rt, set, f, now.Sub(start), now)
 	}
-	if f != nil && f.untranslatable {
-		return f // the member was never called: nothing goes on its record
-	}
-	o := attemptOutcome{latency: now.Sub(start), ok: f == nil}
+	x.traceAttempt(m, f, start, now)
+	return f
+}
+
+// keepBooks records an attempt's outcome on its member: statistics,
+// cooldown, sticky binding.
+func (rq *routing) keepBooks(m *member, rt route, set poolSettings, f *failure, latency time.Duration, now time.Time) {
+	s, x := rq.s, rq.x
+	o := attemptOutcome{latency: latency, ok: f == nil}
 	s.metrics.attempt(m, o.ok)
 	if f == nil {
 		o.tokensIn, o.tokensOut, o.costUSD = x.row.InputTokens, x.row.OutputTokens, x.row.CostUSD
@@ -330,7 +339,6 @@ func (rq *routing) try(m *member, rt route, set poolSettings) *failure {
 		s.cluster.RecordAttempt(cluster.Attempt{DeploymentID: m.id, OK: o.ok, Latency: o.latency, TokensIn: o.tokensIn,
 			TokensOut: o.tokensOut, CostNanos: nanos(o.costUSD), Err: o.err, At: now})
 	}
-	return f
 }
 
 // bindAfterSuccess binds a pool to the member that served it, and shares a

@@ -232,10 +232,16 @@ type LogFilterForm struct {
 
 // LogFilterValues are the filters as typed.
 type LogFilterValues struct {
-	Model    string
-	Provider string
-	KeyID    string
-	Status   string
+	Model     string
+	Provider  string
+	KeyID     string
+	Status    string
+	RequestID string
+	// From and To are times in UTC, as a datetime-local field gives them
+	// (2026-12-02T11:46) or in RFC 3339.
+	From   string
+	To     string
+	Errors bool
 }
 
 // LogRow is one request log.
@@ -262,6 +268,38 @@ type LogRow struct {
 	Cost      string
 	Attempts  int
 	Error     string
+	// URL is the row's detail view.
+	URL string
+}
+
+// LogDetailPage is one request log with its attempts.
+type LogDetailPage struct {
+	Row       LogRow
+	RequestID string
+	TTFB      string
+	// Cache is "read / written" tokens, "" when there were none.
+	Cache    string
+	Attempts []AttemptRow
+	// Untraced is how many attempts the trace does not show: a trace keeps
+	// the first 16.
+	Untraced int
+}
+
+// AttemptRow is one attempt of a request: which member, what it answered
+// and why the router moved on.
+type AttemptRow struct {
+	N             int
+	DeploymentID  int64
+	Member        string // the entry's public name, or "deleted entry"
+	Provider      string
+	UpstreamModel string
+	Status        int // 0: the member was never called
+	OK            bool
+	Start         string // after the request came in
+	Latency       string
+	Reason        string
+	Error         string
+	Fallback      string
 }
 
 // DashboardPage is the dashboard: the counts, usage over a time window with
