@@ -124,6 +124,9 @@ func TestCreateKeyForm(t *testing.T) {
 		if !strings.HasPrefix(secret, "sk-") || testid(doc, "copy-key").Length() != 1 {
 			t.Fatalf("new key %q, copy button %d", secret, testid(doc, "copy-key").Length())
 		}
+		if _, focused := testid(doc, "copy-key").Attr("autofocus"); !focused {
+			t.Error("focus does not move to the key just created (its Copy button)")
+		}
 		if doc.Find(`script[src^="/static/copy.js"]`).Length() != 1 {
 			t.Error("the copy script is not loaded")
 		}

@@ -82,7 +82,7 @@ func (a *App) createProviderPage(w http.ResponseWriter, r *http.Request) {
 		f.applyTo(&p)
 		err = a.store.CreateProvider(r.Context(), &p, key)
 	}
-	a.providerSaved(w, r, views.ProviderForm{Values: values}, f.Name, "", err)
+	a.providerSaved(w, r, views.ProviderForm{Values: values, KeyNotKept: key != ""}, f.Name, "", err)
 }
 
 // providerSaved finishes an add (current "") or an edit of the provider
@@ -141,7 +141,7 @@ func (a *App) updateProviderPage(w http.ResponseWriter, r *http.Request) {
 			return nil
 		})
 	}
-	a.providerSaved(w, r, views.ProviderForm{ID: p.ID, KeyHint: keyHint(p), Values: values}, f.Name, p.Name, err)
+	a.providerSaved(w, r, views.ProviderForm{ID: p.ID, KeyHint: keyHint(p), Values: values, KeyNotKept: key != ""}, f.Name, p.Name, err)
 }
 
 // deleteProviderPage deletes a provider. While model entries use it the list

@@ -95,6 +95,9 @@ func TestAddProviderForm(t *testing.T) {
 		if strings.Contains(rec.Body.String(), key) {
 			t.Error("the re-rendered form holds the typed key")
 		}
+		if !strings.Contains(text(doc, "provider-key-again"), "Enter the API key again") {
+			t.Error("the form dropped the typed key without asking for it again")
+		}
 
 		rec = b.post("/providers", bad, hx())
 		wantStatus(t, "invalid htmx form", rec, http.StatusUnprocessableEntity)

@@ -48,7 +48,11 @@ type ProviderForm struct {
 	ID        int64
 	// KeyHint is the stored key's hint, shown on the edit form.
 	KeyHint string
-	Values  ProviderValues
+	// KeyNotKept: the form comes back with errors and the key typed is not
+	// in it (a secret never goes back to the browser): the admin is asked
+	// to enter it again.
+	KeyNotKept bool
+	Values     ProviderValues
 	Errors  map[string]string
 }
 

@@ -331,7 +331,7 @@ func newKeyCard(k NewKey) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</code> <button type=\"button\" class=\"secondary small\" data-copy-target=\"new-key-value\" data-testid=\"copy-key\">Copy</button></div><script src=\"/static/copy.js\" defer></script></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</code> <button type=\"button\" class=\"secondary small\" data-copy-target=\"new-key-value\" data-testid=\"copy-key\" autofocus>Copy</button></div><script src=\"/static/copy.js\" defer></script></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
