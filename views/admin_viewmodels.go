@@ -53,7 +53,7 @@ type ProviderForm struct {
 	// to enter it again.
 	KeyNotKept bool
 	Values     ProviderValues
-	Errors  map[string]string
+	Errors     map[string]string
 }
 
 // ProviderValues are the provider form's fields as typed, except the key.
