@@ -203,8 +203,8 @@ func TestAPIPoolStatus(t *testing.T) {
 		if !cooled.CoolingDown || cooled.CooldownUntil == nil || !cooled.CooldownUntil.Equal(testNow.Add(time.Hour)) {
 			t.Errorf("b cooling_down %v until %v, want until %v", cooled.CoolingDown, cooled.CooldownUntil, testNow.Add(time.Hour))
 		}
-		if !strings.Contains(cooled.CooldownReason, "Rate limit") {
-			t.Errorf("cooldown_reason = %q, want the upstream's message", cooled.CooldownReason)
+		if !strings.HasPrefix(cooled.CooldownReason, "429, retry-after 3600s: ") || !strings.Contains(cooled.CooldownReason, "Rate limit") {
+			t.Errorf("cooldown_reason = %q, want the upstream's status, retry-after and message", cooled.CooldownReason)
 		}
 		if rec := e.api(t, "GET", "/api/sticky", ""); !strings.Contains(rec.Body.String(), `"bindings":[]`) {
 			t.Errorf("b's failure did not clear its pin: %s", rec.Body)

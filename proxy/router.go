@@ -363,7 +363,7 @@ func (s *Server) penalize(m *member, f *failure, set poolSettings, now time.Time
 	if f.trigger == noTrigger {
 		return
 	}
-	reason := f.err.Message
+	reason := cooldownReason(f)
 	if f.trigger == countFailure {
 		if !m.state.countFailure(now, set.allowedFails) {
 			return
@@ -382,6 +382,19 @@ func (s *Server) penalize(m *member, f *failure, set poolSettings, now time.Time
 		s.log.Info("member cooling down", "deployment_id", m.id, "provider", m.provider.name,
 			"until", now.Add(d).UTC().Format(time.RFC3339), "reason", reason)
 	}
+}
+
+// cooldownReason says why a member is set aside: the upstream's status and
+// retry-after when it answered, then its message.
+func cooldownReason(f *failure) string {
+	reason := f.err.Message
+	switch {
+	case f.upstream != nil && f.retryAfter > 0:
+		reason = fmt.Sprintf("%d, retry-after %ds: %s", f.upstream.status, int64(f.retryAfter.Seconds()), reason)
+	case f.upstream != nil:
+		reason = fmt.Sprintf("%d: %s", f.upstream.status, reason)
+	}
+	return reason
 }
 
 // cooldownLength is the member's cooldown_seconds if set (0 disables it),

@@ -166,7 +166,7 @@ func TestCooldownHonoursRetryAfter(t *testing.T) {
 	}
 	st := e.memberStatus("pool", "a")
 	want := clock.Now().Add(309788 * time.Second)
-	if !st.CoolingDown || st.CooldownUntil == nil || !st.CooldownUntil.Equal(want) || !strings.Contains(st.CooldownReason, "429") {
+	if !st.CoolingDown || st.CooldownUntil == nil || !st.CooldownUntil.Equal(want) || !strings.HasPrefix(st.CooldownReason, "429, retry-after 309788s: ") {
 		t.Fatalf("a: cooling %v until %v (want %v), reason %q", st.CoolingDown, st.CooldownUntil, want, st.CooldownReason)
 	}
 	if st.Share != 0 || e.memberStatus("pool", "reserve").Share != 1 || st.PlannedShare != 1 {
