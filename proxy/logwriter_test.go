@@ -66,27 +66,38 @@ func (e *writerEnv) row(n int, usd float64) models.RequestLog {
 // stored returns the rows in the database, oldest first, and the key's spend.
 func (e *writerEnv) stored() ([]models.RequestLog, float64) {
 	e.t.Helper()
-	rows, err := e.store.ListRequestLogs(context.Background(), models.LogFilter{Limit: 1000})
+	rows, spend, err := e.read()
 	if err != nil {
 		e.t.Fatal(err)
+	}
+	return rows, spend
+}
+
+// read returns the stored rows, oldest first, and the key's spend.
+func (e *writerEnv) read() ([]models.RequestLog, float64, error) {
+	rows, err := e.store.ListRequestLogs(context.Background(), models.LogFilter{Limit: 1000})
+	if err != nil {
+		return nil, 0, err
 	}
 	for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
 		rows[i], rows[j] = rows[j], rows[i]
 	}
 	k, err := e.store.GetKey(context.Background(), e.key.ID)
 	if err != nil {
-		e.t.Fatal(err)
+		return nil, 0, err
 	}
-	return rows, k.SpendUSD
+	return rows, k.SpendUSD, nil
 }
 
-// waitStored waits (20 s at most) until n rows are stored.
+// waitStored waits (20 s at most) until n rows are stored. A read that
+// fails is tried again: after an outage through a cut link, the test's own
+// pooled connection may be one the cut broke.
 func (e *writerEnv) waitStored(n int) []models.RequestLog {
 	e.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		rows, _ := e.stored()
-		if len(rows) >= n || time.Now().After(deadline) {
+		rows, _, err := e.read()
+		if err == nil && len(rows) >= n || time.Now().After(deadline) {
 			return rows
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserAttentionAndEndCooldown: a provider answers 429 with
+// retry-after 309788; an admin who asked for the pool's page while signed
+// out lands on it after signing in, sees the member on the Dashboard's
+// Needs attention panel, follows it to the pool status page, ends the
+// cooldown there (confirming) and sees the member back.
+func TestBrowserAttentionAndEndCooldown(t *testing.T) {
+	ctx := browserContext(t)
+	g, _ := startGateway(t, testConfig("", t.TempDir()))
+	limited, _ := scriptedUpstream(t, http.StatusTooManyRequests, "309788", 0)
+	healthy := newFakeOpenAI(t)
+	for _, m := range []struct {
+		name, url string
+		weight    float64
+	}{{"limited", limited.URL, 1}, {"healthy", healthy.URL, 0}} {
+		id := addProvider(t, g, m.name, m.url)
+		mustAPI(t, g, "POST", "/api/models", map[string]any{"public_name": "quota", "provider_id": id,
+			"upstream_model": m.name + "-model", "weight": m.weight}, http.StatusCreated)
+	}
+	key := mustAPI(t, g, "POST", "/api/keys", map[string]any{"name": "attention"}, http.StatusCreated)["key"].(string)
+	client := sdk(g, key)
+	p := chatParams()
+	p.Model = "quota"
+	if _, err := client.Chat.Completions.New(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+
+	base := "http://" + g.AdminAddr()
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	do := func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Text(css(sel)))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return strings.Join(strings.Fields(v), " ")
+	}
+	count := func(sel string, n int) chromedp.Action[chromedp.Void] {
+		js := fmt.Sprintf(`document.querySelectorAll(%q).length === %d`, sel, n)
+		return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+				return fmt.Errorf("wait for %d of %s: %w", n, sel, err)
+			}
+			return nil
+		})
+	}
+	ready := chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete" && !!window.htmx`,
+			chromedp.WithPollingTimeout(10*time.Second)))
+		return err
+	})
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(artifactPath(t, name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var confirms atomic.Int64
+	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for _, err := range dialogs {
+			if err != nil {
+				return
+			}
+			confirms.Add(1)
+			chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true}) //nolint:errcheck // the test fails below if the dialog stays
+		}
+	}()
+
+	// Asked for while signed out, the pool's page comes back after sign-in.
+	do(chromedp.EmulateViewport(1440, 900),
+		chromedp.Navigate(base+"/pools/quota"),
+		chromedp.WaitVisible(css(`[data-testid="login-form"]`)),
+		chromedp.SendKeys(css(`[data-testid="login-username"]`), "admin"),
+		chromedp.SendKeys(css(`[data-testid="login-password"]`), testPassword),
+		chromedp.Click(css(`[data-testid="login-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="pool-members"]`)))
+	if loc, err := chromedp.Run(ctx, chromedp.Location()); err != nil || !strings.HasSuffix(loc, "/pools/quota") {
+		t.Fatalf("after sign-in at %q (%v), want the pool page asked for", loc, err)
+	}
+
+	do(chromedp.Navigate(base+"/"), ready, count(`[data-testid="attention-cooldown"]`, 1))
+	if got := text(`[data-testid="attention-cooldown"]`); !strings.Contains(got, "limited-model in pool quota is cooling down until") ||
+		!strings.Contains(got, "429, retry-after 309788s") || !strings.Contains(got, "(in 3d 14h)") {
+		t.Errorf("the attention panel says %q", got)
+	}
+	shot("attention-dashboard-1440x900.png")
+
+	cooling := `[data-testid="member-cooling"]`
+	do(chromedp.Click(css(`[data-testid="attention-cooldown"] a`)),
+		chromedp.WaitVisible(css(`[data-testid="pool-members"]`)), ready, count(cooling, 1),
+		chromedp.Click(css(`[data-testid="end-cooldown"]`)),
+		count(cooling, 0), count(`[data-testid="check-summary"]`, 1))
+	if got := text(`[data-testid="check-summary"]`); !strings.Contains(got, "ended") || confirms.Load() != 1 {
+		t.Errorf("after End cooldown: %q, %d confirmations", got, confirms.Load())
+	}
+	shot("attention-pool-after-end-1440x900.png")
+	do(chromedp.Navigate(base+"/"), ready, count(`[data-testid="attention-none"]`, 1))
+}
