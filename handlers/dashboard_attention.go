@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -68,18 +69,8 @@ func (a *App) coolingItems(entries []models.Deployment, now time.Time) []views.A
 				Until: m.CooldownUntil.UTC().Format(time.RFC3339), UntilIn: formatDuration(m.CooldownUntil.Sub(now))})
 		}
 	}
-	slices.SortStableFunc(items, func(x, y views.AttentionItem) int { return -compareStrings(x.Until, y.Until) })
+	slices.SortStableFunc(items, func(x, y views.AttentionItem) int { return cmp.Compare(y.Until, x.Until) })
 	return items
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // failedCheckItems are the enabled members whose last live check failed.

@@ -74,6 +74,12 @@ func (a *App) checkPoolPage(w http.ResponseWriter, r *http.Request) {
 		seeOther(w, r, poolURL(name))
 		return
 	}
+	a.renderPoolMembers(w, r, name, sum.String())
+}
+
+// renderPoolMembers answers htmx with the pool's member table and a line
+// saying what was just done.
+func (a *App) renderPoolMembers(w http.ResponseWriter, r *http.Request, name, done string) {
 	st, err := a.poolStatus(r, name)
 	if err != nil {
 		a.pageError(w, r, err)
@@ -81,7 +87,7 @@ func (a *App) checkPoolPage(w http.ResponseWriter, r *http.Request) {
 	}
 	vm := poolStatusPageOf(st, sessionFrom(r.Context()).csrfToken(), time.Now())
 	vm.Pin = a.poolPin(st, time.Now())
-	vm.Checked = sum.String()
+	vm.Checked = done
 	w.Header().Add("Vary", "HX-Request")
 	a.render(w, r, http.StatusOK, views.PoolMembersPartial(vm))
 }
@@ -153,16 +159,7 @@ func (a *App) endCooldownPage(w http.ResponseWriter, r *http.Request) {
 		seeOther(w, r, poolURL(name))
 		return
 	}
-	st, err := a.poolStatus(r, name)
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	vm := poolStatusPageOf(st, sessionFrom(r.Context()).csrfToken(), time.Now())
-	vm.Pin = a.poolPin(st, time.Now())
-	vm.Checked = fmt.Sprintf("Cooldown of member %d ended: it gets traffic again.", id)
-	w.Header().Add("Vary", "HX-Request")
-	a.render(w, r, http.StatusOK, views.PoolMembersPartial(vm))
+	a.renderPoolMembers(w, r, name, fmt.Sprintf("Cooldown of member %d ended: it gets traffic again.", id))
 }
 
 func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember {

@@ -321,37 +321,32 @@ func appendField(out, key, value []byte) []byte {
 // keep stores the answer to a turn: in memory at once, in the database with
 // the request logs.
 func (rs *responseStore) keep(t *responsesTurn, response []byte) {
-	var head struct {
-		ID     string `json:"id"`
-		Model  string `json:"model"`
-		Output []struct {
-			ID string `json:"id"`
-		} `json:"output"`
-	}
-	if json.Unmarshal(response, &head) != nil || head.ID == "" {
-		return
-	}
-	var output struct {
+	var resp struct {
+		ID     string            `json:"id"`
+		Model  string            `json:"model"`
 		Output []json.RawMessage `json:"output"`
 	}
-	json.Unmarshal(response, &output) //nolint:errcheck // read above
 	size := int64(len(t.input) + len(response))
-	if size > maxStoredResponse {
+	if size > maxStoredResponse || json.Unmarshal(response, &resp) != nil || resp.ID == "" {
 		return
 	}
 	now := time.Now().UTC()
-	k := &keptResponse{key: respKey{t.keyID, head.ID}, input: withIDs(t.input), response: bytes.Clone(response), size: size}
-	row := &models.StoredResponse{KeyID: t.keyID, ID: head.ID, CreatedAt: now, Model: cmpStr(head.Model, t.model),
+	k := &keptResponse{key: respKey{t.keyID, resp.ID}, input: withIDs(t.input), response: bytes.Clone(response), size: size}
+	row := &models.StoredResponse{KeyID: t.keyID, ID: resp.ID, CreatedAt: now, Model: cmpStr(resp.Model, t.model),
 		Input: string(k.input), Response: string(k.response)}
-	for i, it := range output.Output {
-		if i < len(head.Output) && head.Output[i].ID != "" {
-			id := head.Output[i].ID
-			k.itemIDs = append(k.itemIDs, id)
-			row.Items = append(row.Items, models.StoredResponseItem{KeyID: t.keyID, ID: id, ResponseID: head.ID,
-				CreatedAt: now, Item: string(it)})
+	var items []json.RawMessage // those with an id, in step with k.itemIDs
+	for _, it := range resp.Output {
+		var head struct {
+			ID string `json:"id"`
 		}
+		if json.Unmarshal(it, &head) != nil || head.ID == "" {
+			continue
+		}
+		k.itemIDs, items = append(k.itemIDs, head.ID), append(items, it)
+		row.Items = append(row.Items, models.StoredResponseItem{KeyID: t.keyID, ID: head.ID, ResponseID: resp.ID,
+			CreatedAt: now, Item: string(it)})
 	}
-	rs.remember(k, output.Output)
+	rs.remember(k, items)
 	rs.logs.enqueue(models.LogEntry{Response: row})
 }
 
@@ -380,9 +375,10 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// remember puts a response in memory, most recent first, and lets the
-// least recent go past the limit.
-func (rs *responseStore) remember(k *keptResponse, output []json.RawMessage) {
+// remember puts a response in memory, most recent first, with its output
+// items (in step with k.itemIDs), and lets the least recent go past the
+// limit.
+func (rs *responseStore) remember(k *keptResponse, items []json.RawMessage) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if old, ok := rs.byID[k.key]; ok {
@@ -391,9 +387,7 @@ func (rs *responseStore) remember(k *keptResponse, output []json.RawMessage) {
 	rs.byID[k.key] = rs.lru.PushFront(k)
 	rs.size += k.size
 	for i, id := range k.itemIDs {
-		if i < len(output) {
-			rs.items[respKey{k.key.keyID, id}] = output[i]
-		}
+		rs.items[respKey{k.key.keyID, id}] = items[i]
 	}
 	for rs.size > rs.limit && rs.lru.Len() > 1 {
 		rs.dropLocked(rs.lru.Back())

@@ -387,14 +387,10 @@ func (s *Server) penalize(m *member, f *failure, set poolSettings, now time.Time
 // cooldownReason says why a member is set aside: the upstream's status and
 // retry-after when it answered, then its message.
 func cooldownReason(f *failure) string {
-	reason := f.err.Message
-	switch {
-	case f.upstream != nil && f.retryAfter > 0:
-		reason = fmt.Sprintf("%d, retry-after %ds: %s", f.upstream.status, int64(f.retryAfter.Seconds()), reason)
-	case f.upstream != nil:
-		reason = fmt.Sprintf("%d: %s", f.upstream.status, reason)
+	if f.status == 0 {
+		return f.err.Message
 	}
-	return reason
+	return strconv.Itoa(f.status) + f.retryAfterText() + ": " + f.err.Message
 }
 
 // cooldownLength is the member's cooldown_seconds if set (0 disables it),

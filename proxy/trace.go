@@ -52,14 +52,19 @@ func (f *failure) attemptStatus(x *exchange) int {
 // traceReason says in a few words why the router moved on from a member,
 // and until when the member is set aside if the failure cooled it down.
 func (f *failure) traceReason(m *member, now time.Time) string {
-	reason := f.shortReason()
-	if f.retryAfter > 0 {
-		reason += ", retry-after " + strconv.FormatInt(int64(f.retryAfter.Round(time.Second)/time.Second), 10) + "s"
-	}
+	reason := f.shortReason() + f.retryAfterText()
 	if until, _, ok := m.state.cooldown(now); ok && f.trigger != noTrigger {
 		reason += ", cooling down until " + until.UTC().Format(time.RFC3339)
 	}
 	return reason
+}
+
+// retryAfterText is ", retry-after 309788s" when the upstream sent one.
+func (f *failure) retryAfterText() string {
+	if f.retryAfter <= 0 {
+		return ""
+	}
+	return ", retry-after " + strconv.FormatInt(int64(f.retryAfter.Round(time.Second)/time.Second), 10) + "s"
 }
 
 func (f *failure) shortReason() string {
