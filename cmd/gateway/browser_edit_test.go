@@ -87,6 +87,8 @@ func TestBrowserEditInPlace(t *testing.T) {
 		chromedp.SendKeys(css(`#key-max_budget_usd`), "5"),
 		chromedp.Click(css(`[data-testid="key-submit"]`)),
 		chromedp.WaitVisible(css(`[data-testid="new-key"]`)), ready)
+	// The focus is on what was just made: the new key's Copy button.
+	b.do(poll("focus on Copy", `document.activeElement?.dataset.testid === "copy-key"`))
 	keyID, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('[data-testid="key"]')]
 		.find(tr => tr.querySelector('[data-testid="key-name"] strong').textContent === "budgeted").dataset.keyId`))
 	if err != nil || keyID == "" {
