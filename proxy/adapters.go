@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"gateway/proxy/translate"
-
 	"gateway/proxy/upstreamerr"
 )
 

@@ -59,13 +59,14 @@ type upstreamAnswer struct {
 // whether or not the call was translated.
 func classifyAnswer(a *upstreamAnswer, e upstreamerr.Error, p *provider) *failure {
 	f := failureOf(e, a.status)
-	f.upstream, f.err = a, shownError(a)
 	if e.Kind == upstreamerr.Auth {
 		// The provider refused the gateway's key: the caller's key was fine,
 		// so the caller must not see a 401, nor the upstream's text, which
 		// may quote part of the provider key.
-		f.upstream, f.err = nil, errProviderAuth(p, a.status)
+		f.err = errProviderAuth(p, a.status)
+		return f
 	}
+	f.upstream, f.err = a, shownError(a)
 	return f
 }
 
