@@ -210,3 +210,39 @@ func requestFor(path, model string) string {
 	}
 	return chatBody(model, false)
 }
+
+// TestFirstStreamErrorEventRoutesAlike: an Anthropic stream may answer 200
+// and then an error as its first event, before anything reached the caller;
+// the classifier reads it as it reads an error answer, so a refusal goes to
+// the content-policy fallbacks at once and an overload gets the member's
+// retries, passed through or translated.
+func TestFirstStreamErrorEventRoutesAlike(t *testing.T) {
+	event := func(typ, message string) reply {
+		return reply{status: 200, contentType: "text/event-stream", body: fmt.Sprintf(
+			"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":%q,\"message\":%q}}\n\n", typ, message)}
+	}
+	for _, tc := range []struct {
+		name     string
+		upstream reply
+		want     routed
+	}{
+		{"content filtering", event("invalid_request_error", "Output blocked by content filtering policy"), toContentPolicy},
+		{"prompt too long", event("invalid_request_error", "prompt is too long: 208310 tokens > 200000 maximum"), toContextWindow},
+		{"overloaded", event("overloaded_error", "Overloaded"), toGeneralAfterRetries},
+	} {
+		for _, call := range []struct{ name, path, body string }{
+			{"pass-through", "/v1/messages", messagesBody("p")},
+			{"translated", "/v1/chat/completions", chatBody("p", true)},
+		} {
+			t.Run(tc.name+"/"+call.name, func(t *testing.T) {
+				e, _ := newFallbackEnv(t, true, nil, "m")
+				e.script(map[string]reply{"m": tc.upstream})
+				resp, body := e.postAs(call.path, call.body)
+				got := routed{fallback: resp.Header.Get("X-Gateway-Fallback"), status: resp.StatusCode, hits: e.hits("m")}
+				if got != tc.want {
+					t.Fatalf("routed %+v, want %+v: %s", got, tc.want, body)
+				}
+			})
+		}
+	}
+}
