@@ -1,8 +1,9 @@
 // Package translate converts between the OpenAI Chat Completions API and the
 // Anthropic Messages API: requests, answers, error bodies and SSE streams,
 // both ways. It does no I/O, keeps no package state and imports only the
-// standard library, so the proxy can call it on the hot path and tests can
-// call it without a server.
+// standard library and upstreamerr (which reads and classifies upstream
+// errors for it as for the router), so the proxy can call it on the hot path
+// and tests can call it without a server.
 //
 // Names say the direction, from the upstream's protocol to the caller's or
 // from the caller's request to the upstream's:
@@ -13,8 +14,8 @@
 //     an OpenAI caller; ChatResponseToMessages does the reverse.
 //   - MessagesToChatStream reads Anthropic events and writes OpenAI chunks;
 //     ChatToMessagesStream reads OpenAI chunks and writes Anthropic events.
-//   - ErrorToChat and ErrorToMessages reshape an upstream error body;
-//     ClassifyError tells the fallback kinds apart.
+//   - ErrorToChat and ErrorToMessages reshape an upstream error body, read
+//     by the gateway's one classifier, package upstreamerr.
 //
 // The OpenAI Responses API (Codex speaks only it) is a third caller
 // protocol, translated one way: ResponsesToChat and ResponsesToMessages turn

@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+
+	"gateway/proxy/upstreamerr"
 )
 
 // ChatToResponsesStream converts an OpenAI chat completion stream into
@@ -231,7 +233,7 @@ func (s *ChatToResponsesStream) closeAll(out []byte) []byte {
 // upstreamError ends the stream with the upstream's error as response.failed.
 func (s *ChatToResponsesStream) upstreamError(raw json.RawMessage) ([]byte, error) {
 	s.ended = true
-	e := readErrorDetail(raw)
+	e := upstreamerr.ReadObject(raw)
 	se := &StreamError{Type: cmp.Or(e.Type, e.Code, "api_error"), Message: cmp.Or(e.Message, "the upstream reported an error")}
 	out := s.out.start(nil, "", "")
 	return s.out.fail(out, responsesErrorCode(e), se.Message, s.usage.responses(s.reasoningTokens)), se

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+
+	"gateway/proxy/upstreamerr"
 )
 
 // MessagesToResponsesStream converts an Anthropic Messages event stream
@@ -279,5 +281,5 @@ func (s *MessagesToResponsesStream) upstreamError(e *anthropicErrorDetail) ([]by
 		se.Type, se.Message = cmp.Or(e.Type, se.Type), cmp.Or(e.Message, se.Message)
 	}
 	out := s.out.start(nil, "", "")
-	return s.out.fail(out, responsesErrorCode(upstreamError{Type: se.Type, Message: se.Message}), se.Message, s.Usage().responses(0)), se
+	return s.out.fail(out, responsesErrorCode(upstreamerr.Event(se.Type, "", se.Message)), se.Message, s.Usage().responses(0)), se
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"gateway/proxy/upstreamerr"
 )
 
 // ChatToMessagesStream converts an OpenAI chat completion stream into
@@ -346,10 +348,10 @@ type textDelta struct {
 // shape, typed from OpenAI's type and code.
 func (s *ChatToMessagesStream) upstreamError(raw json.RawMessage) ([]byte, error) {
 	s.ended = true
-	e := readErrorDetail(raw)
+	e := upstreamerr.ReadObject(raw)
 	se := &StreamError{Type: cmp.Or(e.Type, e.Code, "api_error"), Message: cmp.Or(e.Message, "the upstream reported an error")}
 	typ, message := anthropicTypeFromChat(e.Type, e.Code), se.Message
-	if classify(500, e) == ErrorContextWindow && !strings.Contains(strings.ToLower(message), "prompt is too long") {
+	if e.Kind == upstreamerr.ContextWindow && !strings.Contains(strings.ToLower(message), "prompt is too long") {
 		typ, message = "invalid_request_error", "prompt is too long: "+message
 	}
 	return appendMessagesEvent(nil, "error", anthropicErrorEvent{Type: "error",

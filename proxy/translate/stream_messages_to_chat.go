@@ -4,8 +4,9 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
+
+	"gateway/proxy/upstreamerr"
 )
 
 // MessagesToChatStream converts an Anthropic Messages event stream into
@@ -356,7 +357,7 @@ func (s *MessagesToChatStream) upstreamError(e *anthropicErrorDetail) ([]byte, e
 		se.Type, se.Message = cmp.Or(e.Type, se.Type), cmp.Or(e.Message, se.Message)
 	}
 	typ, code := chatErrorType(se.Type, 0)
-	if saysContextWindow(strings.ToLower(se.Message)) {
+	if upstreamerr.Event(se.Type, "", se.Message).Kind == upstreamerr.ContextWindow {
 		typ, code = "invalid_request_error", "context_length_exceeded"
 	}
 	return chatErrorEvent(se.Message, typ, code), se
