@@ -272,8 +272,8 @@ func (rq *routing) noMemberFits(rt route) *failure {
 }
 
 // allCoolingDown is the answer when every member is set aside: 429 with the
-// shortest remaining cooldown (better than LiteLLM, issue 27823), and the
-// general fallbacks may still help.
+// shortest remaining cooldown as its retry-after (when the caller may try
+// again, not a guess), and the general fallbacks may still help.
 func (rq *routing) allCoolingDown(rt route, now time.Time) *failure {
 	wait := time.Duration(math.MaxInt64)
 	for _, m := range rt.pool.members {

@@ -34,8 +34,8 @@ func (st *memberState) cooldownLeft(now time.Time) time.Duration {
 }
 
 // coolDown sets the member aside until now+d. A deadline is only ever
-// extended: a short cooldown never cuts a provider's "come back in 3 days"
-// (better than LiteLLM, issue 40130). It reports whether the deadline moved.
+// extended: a short cooldown (say a 5xx's) never cuts a provider's earlier
+// "come back in 3 days". It reports whether the deadline moved.
 func (st *memberState) coolDown(now time.Time, d time.Duration, reason string) bool {
 	return st.extendTo(now.Add(d), reason)
 }

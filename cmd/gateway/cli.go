@@ -18,7 +18,7 @@ import (
 )
 
 // This file is the command-line client of a running gateway's management
-// API: the seed's sticky CLI, as subcommands of the same binary.
+// API (sticky pins and the rest), as subcommands of the same binary.
 
 const defaultAdminURL = "http://127.0.0.1:8080"
 

@@ -24,7 +24,7 @@ func (t table) find(c *benchCase, conc int, target string) *summary {
 // printTable writes one row per case, concurrency and target. Overheads are
 // p50 differences: over direct for the proxy and the gateway, and over the
 // proxy for the gateway, where "ovh" is the gateway's overhead over direct
-// divided by the proxy's (the issue's 1.3× target).
+// divided by the proxy's (the target is 1.3× at most).
 func printTable(w io.Writer, t table) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "case\tc\ttarget\tp50\tp99\tover direct\tover proxy\treq/s\tttfb p50\tallocs/req\town allocs\tpeak RSS MiB\terrors\t")
@@ -89,10 +89,10 @@ func ownAllocs(s, direct *summary) string {
 	return fmt.Sprintf("%.0f", s.allocsPerReq-direct.allocsPerReq)
 }
 
-// printTargets checks the results against the targets of issue 8 that the
+// printTargets checks the results against the overhead targets that the
 // table can answer; memory over time and 1,000 streams are -soak and -streams.
 func printTargets(w io.Writer, t table, cases []benchCase, concurrency []int) {
-	fmt.Fprintln(w, "\nTargets (issue 8):")
+	fmt.Fprintln(w, "\nTargets:")
 	lo, hi := slices.Min(concurrency), slices.Max(concurrency)
 	for i := range cases {
 		c := &cases[i]

@@ -59,7 +59,8 @@ func newUpstreamTransport() *http.Transport {
 // newPlainProxy is the floor: the standard library's reverse proxy, flushing
 // every write as SSE needs, and nothing else but full duplex. Without it Go's
 // HTTP/1 server cuts about one fast stream in a thousand here with
-// "unexpected EOF" (golang/go#40747, DESIGN.md), and a floor that drops
+// "unexpected EOF" (a race between the response's end and the next
+// request's body on a kept-alive connection), and a floor that drops
 // requests would flatter itself; the gateway enables it too.
 func newPlainProxy(upstream string) (http.Handler, *http.Transport, error) {
 	u, err := url.Parse(upstream)
