@@ -156,3 +156,22 @@ func TestFormatting(t *testing.T) {
 }
 
 func closeTo(a, b float64) bool { d := a - b; return d < 1e-6 && d > -1e-6 }
+
+// TestEmptyChartsSayWhy: with no requests every chart says so; with
+// requests that counted no tokens and cost nothing, the token and cost
+// charts say that instead of "no requests".
+func TestEmptyChartsSayWhy(t *testing.T) {
+	rep := newUsageReport(usageWindows[0], time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC))
+	for _, c := range usageCharts(rep) {
+		if !c.Empty || c.EmptyText != "" {
+			t.Errorf("%s without requests: empty %v, %q", c.Title, c.Empty, c.EmptyText)
+		}
+	}
+	rep.buckets[3].Requests, rep.buckets[3].Successes, rep.buckets[3].LatencyMS = 1, 1, 5
+	want := map[string]string{"Requests": "", "Average latency": "", "Tokens": "no tokens counted", "Cost": "$0 in this window"}
+	for _, c := range usageCharts(rep) {
+		if c.Empty != (want[c.Title] != "") || c.EmptyText != want[c.Title] {
+			t.Errorf("%s with a free request: empty %v, %q", c.Title, c.Empty, c.EmptyText)
+		}
+	}
+}

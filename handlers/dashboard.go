@@ -134,12 +134,18 @@ func usageCharts(rep *usageReport) []views.Chart {
 		tokIn[i], tokOut[i], cost[i] = float64(b.TokensIn), float64(b.TokensOut), b.CostUSD
 		lat[i], has[i] = b.AvgMS(), b.Requests > 0
 	}
-	return []views.Chart{
+	charts := []views.Chart{
 		barChart("Requests", "chart-requests", axis, []chartSeries{{"succeeded", 0, ok}, {"failed", 1, failed}}, compactText),
 		lineChart("Average latency", "chart-latency", axis, lat, has, latencyText),
 		barChart("Tokens", "chart-tokens", axis, []chartSeries{{"input", 0, tokIn}, {"output", 2, tokOut}}, compactText),
 		barChart("Cost", "chart-cost", axis, []chartSeries{{"cost", 0, cost}}, usdText),
 	}
+	// An empty chart says why: no requests at all, or requests that
+	// counted no tokens or cost nothing (no prices set).
+	if slices.Contains(has, true) {
+		charts[2].EmptyText, charts[3].EmptyText = "no tokens counted", "$0 in this window"
+	}
+	return charts
 }
 
 // bucketLabels are a bucket's tick label and tooltip.

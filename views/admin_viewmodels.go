@@ -387,8 +387,10 @@ type Chart struct {
 	Points []ChartPoint
 	YTicks []ChartTick
 	XTicks []ChartTick
-	// Empty is set when every value is 0: the chart says "no data".
-	Empty bool
+	// Empty is set when every value is 0: the chart says EmptyText, or
+	// "no requests" when that is unset.
+	Empty     bool
+	EmptyText string
 	// Legend names the series, in their colours' order.
 	Legend []ChartLegend
 }
