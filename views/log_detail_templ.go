@@ -461,7 +461,7 @@ func LogDetailContent(p LogDetailPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<div class=\"table-scroll\"><table class=\"card-table logs\"><thead><tr><th class=\"num\">#</th><th>Member</th><th>Status</th><th class=\"num\">Started</th><th class=\"num\">Latency</th><th>Why the router moved on</th><th>Fallback</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<div class=\"table-scroll\"><table class=\"card-table logs\"><thead><tr><th class=\"num\">#</th><th>Member</th><th>Status</th><th class=\"num\">Started</th><th class=\"num\">Latency</th><th class=\"why\">Why the router moved on</th><th>Fallback</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -768,7 +768,7 @@ func logAttemptRow(at AttemptRow) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "</td><td data-testid=\"attempt-reason\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "</td><td class=\"why\" data-testid=\"attempt-reason\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
