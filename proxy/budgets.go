@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -102,7 +101,7 @@ func (b *budget) dbPeriod(resetAt *time.Time) time.Time {
 	case resetAt != nil:
 		return resetAt.UTC()
 	}
-	return periodEnd(b.anchor, b.period, b.anchor)
+	return models.BudgetPeriodEnd(b.period, b.anchor, b.anchor)
 }
 
 // refresh takes the database's spend, read after the log writer had
@@ -174,7 +173,7 @@ func (a *accounts) budgetFor(h holder, l budgetLimits, spend float64, resetAt *t
 		b.period = l.period
 		b.storedPeriod = b.dbPeriod(resetAt)
 		b.resetAt = b.storedPeriod
-		if end := periodEnd(b.anchor, b.period, now); end.Before(b.resetAt) {
+		if end := models.BudgetPeriodEnd(b.period, b.anchor, now); end.Before(b.resetAt) {
 			b.resetAt = end
 		}
 	}
@@ -188,73 +187,6 @@ func deref(p *float64) float64 {
 	return *p
 }
 
-// periodEnd is the end of the period that holds now, periods being counted
-// from anchor; zero without a period. Calendar months are months, not 30
-// days, each counted from the anchor (never from a clamped end before it).
-func periodEnd(anchor time.Time, period string, now time.Time) time.Time {
-	if period == "" {
-		return time.Time{}
-	}
-	if n, ok := strings.CutSuffix(period, "mo"); ok {
-		step, _ := strconv.Atoi(n)
-		step = max(step, 1)
-		months := (now.Year()-anchor.Year())*12 + int(now.Month()) - int(anchor.Month())
-		k := months / step
-		if months < 0 && months%step != 0 {
-			k-- // floor, not truncation
-		}
-		for k--; ; k++ {
-			if t := addMonths(anchor, k*step); t.After(now) {
-				return t
-			}
-		}
-	}
-	d := parsePeriod(period)
-	if d <= 0 {
-		return time.Time{}
-	}
-	k := now.Sub(anchor) / d
-	if now.Before(anchor) {
-		k-- // floor, not truncation
-	}
-	t := anchor.Add((k + 1) * d)
-	for !t.After(now) {
-		t = t.Add(d)
-	}
-	return t
-}
-
-// addMonths is t k calendar months later, on the same day or the month's
-// last when it is shorter (January 31 + 1 month is February 28).
-func addMonths(t time.Time, k int) time.Time {
-	y, m, d := t.Date()
-	first := time.Date(y, m+time.Month(k), 1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location())
-	last := first.AddDate(0, 1, -1).Day()
-	return first.AddDate(0, 0, min(d, last)-1)
-}
-
-// parsePeriod reads "30m", "12h", "1d", "7d"; anything else is 0.
-func parsePeriod(p string) time.Duration {
-	if len(p) < 2 {
-		return 0
-	}
-	n, err := strconv.Atoi(p[:len(p)-1])
-	if err != nil || n <= 0 {
-		return 0
-	}
-	switch p[len(p)-1] {
-	case 's':
-		return time.Duration(n) * time.Second
-	case 'm':
-		return time.Duration(n) * time.Minute
-	case 'h':
-		return time.Duration(n) * time.Hour
-	case 'd':
-		return time.Duration(n) * 24 * time.Hour
-	}
-	return 0
-}
-
 // rollOver starts a new period when the old one is over, and has the
 // database's spend reset between the rows of the old period and those of
 // the new. Caller holds b.mu.
@@ -264,7 +196,7 @@ func (s *Server) rollOver(b *budget, h holder, now time.Time) {
 	}
 	from := b.storedPeriod
 	b.stored, b.pending, b.pendSum, b.shared, b.warned = 0, b.pending[:0], 0, 0, false
-	b.resetAt = periodEnd(b.anchor, b.period, now)
+	b.resetAt = models.BudgetPeriodEnd(b.period, b.anchor, now)
 	b.storedPeriod = b.resetAt // the reset below names it
 	s.logs.resetSpend(h, b.resetAt, from)
 }

@@ -5,39 +5,6 @@ import (
 	"time"
 )
 
-// TestPeriodEnd: periods count from the anchor (the holder's creation), so
-// every replica that reloads at its own moment names the same period.
-func TestPeriodEnd(t *testing.T) {
-	anchor := time.Date(2026, 1, 31, 10, 0, 0, 0, time.UTC)
-	tests := []struct {
-		period string
-		now    time.Time
-		want   time.Time
-	}{
-		{"", anchor.Add(time.Hour), time.Time{}},
-		{"30m", anchor.Add(45 * time.Minute), anchor.Add(time.Hour)},
-		{"30m", anchor.Add(time.Hour), anchor.Add(90 * time.Minute)},     // a boundary starts the next one
-		{"1d", anchor.Add(-36 * time.Hour), anchor.Add(-24 * time.Hour)}, // anchor after now: a later clock
-		{"7d", anchor.Add(20 * 24 * time.Hour), anchor.Add(21 * 24 * time.Hour)},
-		{"1mo", time.Date(2026, 2, 15, 0, 0, 0, 0, time.UTC), time.Date(2026, 2, 28, 10, 0, 0, 0, time.UTC)},
-		{"1mo", time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC)},
-		{"3mo", time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 7, 31, 10, 0, 0, 0, time.UTC)},
-		{"1mo", time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC), time.Date(2025, 12, 31, 10, 0, 0, 0, time.UTC)},
-		{"nonsense", anchor, time.Time{}},
-	}
-	for _, tt := range tests {
-		if got := periodEnd(anchor, tt.period, tt.now); !got.Equal(tt.want) {
-			t.Errorf("periodEnd(%s, now %s) = %s, want %s", tt.period, tt.now, got, tt.want)
-		}
-	}
-	// Two replicas reloading an hour apart agree.
-	a := periodEnd(anchor, "1d", anchor.Add(50*time.Hour))
-	b := periodEnd(anchor, "1d", anchor.Add(51*time.Hour))
-	if !a.Equal(b) {
-		t.Errorf("replicas disagree on the period: %s and %s", a, b)
-	}
-}
-
 // TestBudgetRefresh: the stored spend replaces what was read before, and
 // the spend settled here stays counted until the log writer has committed
 // its row; a stored spend of another period is not taken.
