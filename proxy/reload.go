@@ -32,7 +32,7 @@ func (s *Server) Reload(ctx context.Context) error {
 	for _, t := range retired {
 		t.CloseIdleConnections()
 	}
-	s.log.Info("routing table loaded", "pools", len(snap.names), "keys", len(snap.keys), "providers", len(providers))
+	s.log.Info("routing table loaded", "pools", len(snap.pools), "keys", len(snap.keys), "providers", len(providers))
 	return nil
 }
 
