@@ -125,12 +125,11 @@ func (b *budget) refresh(spend float64, resetAt *time.Time, committed int64) {
 	}
 }
 
-// budgetLimits are what a reload may change.
+// budgetLimits are a holder's stored budget, which a reload may change.
 type budgetLimits struct {
-	name       string
-	hard, soft *float64
-	period     string
-	created    time.Time // periods count from it, the same on every replica
+	name string
+	models.Budget
+	created time.Time // periods count from it, the same on every replica
 }
 
 // accounts holds every holder's budget and rate limiter. Reload creates and
@@ -151,7 +150,8 @@ func newAccounts() *accounts {
 // every replica names the same ones; a budget starts in the period of its
 // stored spend, which the next reservation rolls over if it is over.
 // Caller holds a.mu.
-func (a *accounts) budgetFor(h holder, l budgetLimits, spend float64, resetAt *time.Time, now time.Time) *budget {
+func (a *accounts) budgetFor(h holder, l budgetLimits, now time.Time) *budget {
+	spend, resetAt := l.SpendUSD, l.BudgetResetAt
 	b := a.budgets[h]
 	created := b == nil
 	if created {
@@ -164,13 +164,13 @@ func (a *accounts) budgetFor(h holder, l budgetLimits, spend float64, resetAt *t
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.name = l.name
-	b.hard, b.soft = deref(l.hard), deref(l.soft)
+	b.hard, b.soft = deref(l.MaxBudgetUSD), deref(l.SoftBudgetUSD)
 	b.anchor = l.created.UTC()
-	if created || b.period != l.period {
+	if created || b.period != l.BudgetDuration {
 		// The period of the stored spend, ended or not, lasts until the end
 		// of the current one at most (sooner when it was longer, before the
 		// period was shortened): the reservation after that rolls it over.
-		b.period = l.period
+		b.period = l.BudgetDuration
 		b.storedPeriod = b.dbPeriod(resetAt)
 		b.resetAt = b.storedPeriod
 		if end := models.BudgetPeriodEnd(b.period, b.anchor, now); end.Before(b.resetAt) {
@@ -359,22 +359,22 @@ func (s *Server) syncAccounts(d snapshotData, snap *snapshot) {
 	users := make(map[int64]*budget, len(d.users))
 	for _, u := range d.users {
 		users[u.ID] = a.budgetFor(holder{models.SpendUser, u.ID},
-			budgetLimits{fmt.Sprintf("user %q", u.Name), u.MaxBudgetUSD, u.SoftBudgetUSD, u.BudgetDuration, u.CreatedAt}, u.SpendUSD, u.BudgetResetAt, now)
+			budgetLimits{fmt.Sprintf("user %q", u.Name), u.Budget, u.CreatedAt}, now)
 	}
 	teams := make(map[int64]*budget, len(d.teams))
 	teamLimits := make(map[int64]*rateLimiter, len(d.teams))
 	for _, t := range d.teams {
 		teams[t.ID] = a.budgetFor(holder{models.SpendTeam, t.ID},
-			budgetLimits{fmt.Sprintf("team %q", t.Name), t.MaxBudgetUSD, t.SoftBudgetUSD, t.BudgetDuration, t.CreatedAt}, t.SpendUSD, t.BudgetResetAt, now)
-		teamLimits[t.ID] = a.limiterFor(holder{models.SpendTeam, t.ID}, fmt.Sprintf("team %q", t.Name), t.RPMLimit, t.TPMLimit)
+			budgetLimits{fmt.Sprintf("team %q", t.Name), t.Budget, t.CreatedAt}, now)
+		teamLimits[t.ID] = a.limiterFor(holder{models.SpendTeam, t.ID}, fmt.Sprintf("team %q", t.Name), t.RateLimits)
 	}
 	for i := range d.keys {
 		dk := &d.keys[i]
 		k := snap.keys[dk.KeyHash]
 		h := holder{models.SpendKey, dk.ID}
 		k.budgets[0], k.holders[0] = a.budgetFor(h,
-			budgetLimits{fmt.Sprintf("key %q", dk.Name), dk.MaxBudgetUSD, dk.SoftBudgetUSD, dk.BudgetDuration, dk.CreatedAt}, dk.SpendUSD, dk.BudgetResetAt, now), h
-		k.limiters[0] = a.limiterFor(h, fmt.Sprintf("key %q", dk.Name), dk.RPMLimit, dk.TPMLimit)
+			budgetLimits{fmt.Sprintf("key %q", dk.Name), dk.Budget, dk.CreatedAt}, now), h
+		k.limiters[0] = a.limiterFor(h, fmt.Sprintf("key %q", dk.Name), dk.RateLimits)
 		if dk.UserID != nil && users[*dk.UserID] != nil {
 			k.budgets[1], k.holders[1] = users[*dk.UserID], holder{models.SpendUser, *dk.UserID}
 		}

@@ -3,6 +3,8 @@ package proxy
 import (
 	"testing"
 	"time"
+
+	"gateway/models"
 )
 
 // TestBudgetRefresh: the stored spend replaces what was read before, and
@@ -48,15 +50,16 @@ func TestBudgetPeriods(t *testing.T) {
 	day := 24 * time.Hour
 	s := &Server{logs: newLogWriter(nil, nil, 16, "")}
 	h := holder{"key", 1}
-	limits := func(period string) budgetLimits {
+	limits := func(period string, spend float64, resetAt *time.Time) budgetLimits {
 		hard := 10.0
-		return budgetLimits{name: "k", hard: &hard, period: period, created: created}
+		return budgetLimits{name: "k", created: created,
+			Budget: models.Budget{MaxBudgetUSD: &hard, BudgetDuration: period, SpendUSD: spend, BudgetResetAt: resetAt}}
 	}
 
 	t.Run("first period, no reset written", func(t *testing.T) {
 		a := newAccounts()
 		now := created.Add(5 * time.Hour)
-		b := a.budgetFor(h, limits("1d"), 2, nil, now)
+		b := a.budgetFor(h, limits("1d", 2, nil), now)
 		if !b.resetAt.Equal(created.Add(day)) || b.spent() != 2 {
 			t.Fatalf("resets at %s with $%v spent; want %s, $2", b.resetAt, b.spent(), created.Add(day))
 		}
@@ -69,7 +72,7 @@ func TestBudgetPeriods(t *testing.T) {
 	t.Run("a later period, no reset written", func(t *testing.T) {
 		a := newAccounts()
 		now := created.Add(50 * time.Hour)
-		b := a.budgetFor(h, limits("1d"), 7, nil, now)
+		b := a.budgetFor(h, limits("1d", 7, nil), now)
 		s.rollOver(b, h, now) // the next reservation
 		want := created.Add(3 * day)
 		if !b.resetAt.Equal(want) || b.spent() != 0 {
@@ -88,7 +91,7 @@ func TestBudgetPeriods(t *testing.T) {
 	t.Run("months from the creation, not from clamped ends", func(t *testing.T) {
 		a := newAccounts()
 		feb := time.Date(2026, 2, 28, 10, 0, 0, 0, time.UTC)
-		b := a.budgetFor(h, limits("1mo"), 0, &feb, time.Date(2026, 2, 10, 0, 0, 0, 0, time.UTC))
+		b := a.budgetFor(h, limits("1mo", 0, &feb), time.Date(2026, 2, 10, 0, 0, 0, 0, time.UTC))
 		s.rollOver(b, h, feb.Add(time.Minute))
 		if want := time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC); !b.resetAt.Equal(want) {
 			t.Fatalf("after February: resets at %s, want %s (not March 28)", b.resetAt, want)
@@ -99,8 +102,8 @@ func TestBudgetPeriods(t *testing.T) {
 		a := newAccounts()
 		now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 		monthEnd := time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC)
-		b := a.budgetFor(h, limits("1mo"), 4, &monthEnd, now)
-		a.budgetFor(h, limits("1d"), 4, &monthEnd, now)
+		b := a.budgetFor(h, limits("1mo", 4, &monthEnd), now)
+		a.budgetFor(h, limits("1d", 4, &monthEnd), now)
 		if want := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC); !b.resetAt.Equal(want) || b.spent() != 4 {
 			t.Fatalf("after shortening to a day: resets at %s with $%v; want %s, $4", b.resetAt, b.spent(), want)
 		}
