@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"gateway/proxy/catalog"
 	"gateway/proxy/providers"
 )
 
@@ -65,7 +66,7 @@ func (s *Server) CheckPool(ctx context.Context, name string) (results []CheckRes
 // checkMember makes one member's live check.
 func checkMember(ctx context.Context, m *member) CheckResult {
 	res := CheckResult{DeploymentID: m.id}
-	if strings.Contains(m.upstreamModel, "*") {
+	if !catalog.Checkable(m.upstreamModel) {
 		res.Skipped = true
 		res.Err = fmt.Sprintf("not checked: the upstream model %q is a wildcard pattern, which names no model to call", m.upstreamModel)
 		return res

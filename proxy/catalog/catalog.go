@@ -174,6 +174,11 @@ func (p *Pool) UpstreamModel(upstream, suffix string) string {
 	return strings.Replace(upstream, "*", suffix, 1)
 }
 
+// Checkable reports whether a member's upstream model names a model a live
+// check can call: a wildcard route's pattern ("*", "claude-*") names none
+// until a request fills it in.
+func Checkable(upstreamModel string) bool { return !strings.Contains(upstreamModel, "*") }
+
 // Member returns the pool's member with this entry id, or nil.
 func (p *Pool) Member(id int64) *models.Deployment {
 	for _, d := range p.Members {

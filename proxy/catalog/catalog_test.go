@@ -166,3 +166,13 @@ func TestZeroWeightTrap(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckable: Check now, the background checks and the pool page agree
+// on which members a live check can call.
+func TestCheckable(t *testing.T) {
+	for upstream, want := range map[string]bool{"gpt-4o": true, "*": false, "claude-*": false} {
+		if got := catalog.Checkable(upstream); got != want {
+			t.Errorf("Checkable(%q) = %v, want %v", upstream, got, want)
+		}
+	}
+}
