@@ -6,45 +6,6 @@ import (
 	"time"
 )
 
-func TestProviderModelsURL(t *testing.T) {
-	for _, c := range []struct {
-		apiType, base, want string
-	}{
-		{"openai", "https://api.openai.com/v1", "https://api.openai.com/v1/models"},
-		{"openai", "https://api.openai.com/v1/", "https://api.openai.com/v1/models"},
-		{"openai", "https://api.openai.com", "https://api.openai.com/v1/models"},
-		{"openai", "https://example.com/openai/v1?api-version=2024", "https://example.com/openai/v1/models?api-version=2024"},
-		{"anthropic", "https://api.anthropic.com", "https://api.anthropic.com/v1/models"},
-		{"anthropic", "https://api.anthropic.com/", "https://api.anthropic.com/v1/models"},
-		{"anthropic", "https://api.anthropic.com/v1/", "https://api.anthropic.com/v1/models"},
-		{"anthropic", "https://proxy.example.com/anthropic", "https://proxy.example.com/anthropic/v1/models"},
-	} {
-		got, err := providerModelsURL(c.apiType, c.base)
-		if err != nil || got != c.want {
-			t.Errorf("providerModelsURL(%s, %s) = %q, %v; want %q", c.apiType, c.base, got, err, c.want)
-		}
-	}
-	for _, bad := range [][2]string{{"openai", "ftp://x"}, {"openai", "not a url"}, {"azure", "https://x"}} {
-		if _, err := providerModelsURL(bad[0], bad[1]); err == nil {
-			t.Errorf("providerModelsURL(%s, %s) accepted", bad[0], bad[1])
-		}
-	}
-}
-
-func TestMaskSecrets(t *testing.T) {
-	const key = "custom-provider-key-abcdef"
-	for in, want := range map[string]string{
-		"Incorrect API key provided: sk-proj-abc123*****wxyz.": "Incorrect API key provided: sk-….",
-		"invalid x-api-key sk-ant-api03-AbC_d-eF":              "invalid x-api-key sk-…",
-		"the key " + key + " is wrong":                         "the key … is wrong",
-		"nothing secret here":                                  "nothing secret here",
-	} {
-		if got := maskSecrets(in, key); got != want {
-			t.Errorf("maskSecrets(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestAnswerMessage(t *testing.T) {
 	for _, c := range []struct {
 		ok   bool

@@ -4,10 +4,10 @@ import (
 	"context"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/catalog"
 )
 
 // backgroundCheckTick is how often RunBackgroundChecks looks for pools due.
@@ -83,7 +83,7 @@ func (a *App) duePools(ctx context.Context, now time.Time, interval time.Duratio
 	}
 	var due []string
 	for _, e := range entries {
-		if !e.Enabled || strings.Contains(e.UpstreamModel, "*") || slices.Contains(due, e.PublicName) {
+		if !e.Enabled || !catalog.Checkable(e.UpstreamModel) || slices.Contains(due, e.PublicName) {
 			continue
 		}
 		if at, ok := checkedAt[e.ID]; !ok || now.Sub(at) >= interval {

@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/catalog"
 	"gateway/views"
 )
 
@@ -52,7 +52,8 @@ func (a *App) attention(ctx context.Context, entries []models.Deployment, now ti
 // coolingItems are the members cooling down, soonest back last.
 func (a *App) coolingItems(entries []models.Deployment, now time.Time) []views.AttentionItem {
 	var items []views.AttentionItem
-	for _, name := range slices.Sorted(maps.Keys(servedNamesOf(entries).exact)) {
+	for _, p := range catalog.New(entries, nil).Pools() {
+		name := p.Name
 		members, ok := a.runtime.PoolStatus(name, nil)
 		if !ok {
 			continue

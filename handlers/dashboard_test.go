@@ -213,10 +213,10 @@ func TestDashboardAttention(t *testing.T) {
 		if err := s.SaveHealthCheck(ctx, &models.HealthCheck{DeploymentID: broken, CheckedAt: testNow, OK: false, Error: "HTTP 500: boom"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreateKey(ctx, &models.VirtualKey{Name: "nearly spent", MaxBudgetUSD: ptr(1.0), SpendUSD: 0.9}); err != nil {
+		if _, err := s.CreateKey(ctx, &models.VirtualKey{Name: "nearly spent", Budget: models.Budget{MaxBudgetUSD: ptr(1.0), SpendUSD: 0.9}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreateKey(ctx, &models.VirtualKey{Name: "fine", MaxBudgetUSD: ptr(1.0), SpendUSD: 0.5}); err != nil {
+		if _, err := s.CreateKey(ctx, &models.VirtualKey{Name: "fine", Budget: models.Budget{MaxBudgetUSD: ptr(1.0), SpendUSD: 0.5}}); err != nil {
 			t.Fatal(err)
 		}
 		doc := parseHTML(t, b.get("/"))

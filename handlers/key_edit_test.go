@@ -18,7 +18,7 @@ func TestKeyEditInPlace(t *testing.T) {
 		team := mustTeam(t, s, &models.Team{Name: "platform"})
 		past := time.Now().Add(-time.Hour).UTC().Truncate(time.Minute)
 		k, _ := mustKey(t, s, &models.VirtualKey{Name: "ci", Models: models.StringList{"gpt-4o"},
-			MaxBudgetUSD: ptr(10.0), BudgetDuration: "1d", RPMLimit: ptr(60), TeamID: &team.ID})
+			Budget: models.Budget{MaxBudgetUSD: ptr(10.0), BudgetDuration: "1d"}, RateLimits: models.RateLimits{RPMLimit: ptr(60)}, TeamID: &team.ID})
 		old, _ := mustKey(t, s, &models.VirtualKey{Name: "old", ExpiresAt: &past})
 		id := strconv.FormatInt(k.ID, 10)
 		br := ta.browser(t)

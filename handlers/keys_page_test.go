@@ -19,7 +19,7 @@ func TestKeysPage(t *testing.T) {
 		user := mustUser(t, s, &models.User{Name: "ana", TeamID: &team.ID})
 		past := time.Now().Add(-time.Hour)
 		budgeted, secret := mustKey(t, s, &models.VirtualKey{Name: "ci", Models: models.StringList{"gpt-4o", "mini"},
-			MaxBudgetUSD: ptr(10.0), BudgetDuration: "1d", RPMLimit: ptr(60), UserID: &user.ID, TeamID: &team.ID})
+			Budget: models.Budget{MaxBudgetUSD: ptr(10.0), BudgetDuration: "1d"}, RateLimits: models.RateLimits{RPMLimit: ptr(60)}, UserID: &user.ID, TeamID: &team.ID})
 		setSpend(t, s, budgeted.ID, 2.5)
 		plain, _ := mustKey(t, s, &models.VirtualKey{Name: "plain"})
 		expired, _ := mustKey(t, s, &models.VirtualKey{Name: "old", ExpiresAt: &past})

@@ -14,7 +14,7 @@ import (
 func TestTeamsPage(t *testing.T) {
 	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
 		ta := newTestApp(t, s)
-		team := mustTeam(t, s, &models.Team{Name: "platform", MaxBudgetUSD: ptr(100.0), BudgetDuration: "1mo", RPMLimit: ptr(600)})
+		team := mustTeam(t, s, &models.Team{Name: "platform", Budget: models.Budget{MaxBudgetUSD: ptr(100.0), BudgetDuration: "1mo"}, RateLimits: models.RateLimits{RPMLimit: ptr(600)}})
 		if _, err := s.UpdateTeam(context.Background(), team.ID, func(tm *models.Team) error { tm.SpendUSD = 150; return nil }); err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestUsersPage(t *testing.T) {
 	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
 		ta := newTestApp(t, s)
 		team := mustTeam(t, s, &models.Team{Name: "platform"})
-		ana := mustUser(t, s, &models.User{Name: "ana", Email: "ana@example.com", TeamID: &team.ID, MaxBudgetUSD: ptr(20.0), BudgetDuration: "7d"})
+		ana := mustUser(t, s, &models.User{Name: "ana", Email: "ana@example.com", TeamID: &team.ID, Budget: models.Budget{MaxBudgetUSD: ptr(20.0), BudgetDuration: "7d"}})
 		mustUser(t, s, &models.User{Name: "bob"})
 		mustKey(t, s, &models.VirtualKey{Name: "k", UserID: &ana.ID})
 		b := ta.browser(t)

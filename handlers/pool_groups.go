@@ -9,11 +9,9 @@ import (
 
 	"gateway/models"
 	"gateway/proxy"
+	"gateway/proxy/catalog"
 	"gateway/views"
 )
-
-// defaultFallbacksName is the public name whose fallbacks apply to every pool.
-const defaultFallbacksName = "*"
 
 // fallbackKinds are the three kinds of fallback, in the order the page
 // shows them.
@@ -58,22 +56,21 @@ func (a *App) poolGroups(r *http.Request, edit *inlineEdit) ([]views.PoolGroup, 
 	for i := range settings {
 		settingsByName[settings[i].PublicName] = &settings[i]
 	}
-	served := servedNamesOf(entries)
-	fallbacks := fallbacksByName(fbs)
+	cat := catalog.New(entries, fbs)
 	csrf := sessionFrom(r.Context()).csrfToken()
 	var groups []views.PoolGroup
 	hasDefaults := false
 	for _, members := range entriesByName(entries) {
-		g := a.poolGroup(members, served, time.Now())
+		g := a.poolGroup(members, cat, time.Now())
 		g.CSRFToken = csrf
 		g.Settings = poolSettingsFormOf(settingsByName[g.PublicName])
-		g.Fallbacks = fallbackLists(fallbacks[g.PublicName], served)
+		g.Fallbacks = fallbackLists(cat, g.PublicName)
 		groups = append(groups, g)
-		hasDefaults = hasDefaults || g.PublicName == defaultFallbacksName
+		hasDefaults = hasDefaults || g.PublicName == catalog.DefaultFallbacks
 	}
 	if !hasDefaults {
-		groups = append(groups, views.PoolGroup{PublicName: defaultFallbacksName, DefaultsOnly: true, CSRFToken: csrf,
-			Fallbacks: fallbackLists(fallbacks[defaultFallbacksName], served)})
+		groups = append(groups, views.PoolGroup{PublicName: catalog.DefaultFallbacks, DefaultsOnly: true, CSRFToken: csrf,
+			Fallbacks: fallbackLists(cat, catalog.DefaultFallbacks)})
 	}
 	if edit != nil && edit.field == "entry" {
 		ps, err := a.store.ListProviders(r.Context())
@@ -107,8 +104,9 @@ func entriesByName(entries []models.Deployment) [][]models.Deployment {
 	return out
 }
 
-// poolGroup is one public name's entries with their planned shares and warnings.
-func (a *App) poolGroup(members []models.Deployment, served servedNames, now time.Time) views.PoolGroup {
+// poolGroup is one public name's entries with their planned shares and
+// warnings. members are every entry of the name, disabled ones too.
+func (a *App) poolGroup(members []models.Deployment, cat *catalog.Catalog, now time.Time) views.PoolGroup {
 	name := members[0].PublicName
 	g := views.PoolGroup{
 		PublicName:  name,
@@ -128,9 +126,10 @@ func (a *App) poolGroup(members []models.Deployment, served servedNames, now tim
 		}
 		g.Members = append(g.Members, e)
 	}
-	g.NotServed = !served.hasGroup(name)
-	g.ZeroWeightTrap = zeroWeightTrap(members)
-	g.PrefixNote = served.uncoveredPrefix(name)
+	served := cat.Pool(name)
+	g.NotServed = served == nil
+	g.ZeroWeightTrap = served != nil && served.ZeroWeightTrap()
+	g.PrefixNote = uncoveredPrefix(cat, name)
 	return g
 }
 
@@ -165,108 +164,35 @@ func coolingOf(m proxy.MemberStatus, now time.Time) *views.Cooling {
 	return c
 }
 
-// zeroWeightTrap: two or more enabled members whose weights are all 0 or
-// unset, at least one of them explicitly 0. The router then picks uniformly
-// (the seed's trap: an admin who set 0 meant "parked").
-func zeroWeightTrap(members []models.Deployment) bool {
-	enabled, zeros := 0, 0
-	for _, d := range members {
-		if !d.Enabled {
-			continue
-		}
-		enabled++
-		switch {
-		case d.Weight == nil:
-		case *d.Weight == 0:
-			zeros++
-		default:
-			return false
-		}
-	}
-	return enabled >= 2 && zeros > 0
-}
-
 // poolURL is the pool status page of a public name; "/" and "*" are escaped.
 func poolURL(name string) string {
 	return "/pools/" + url.PathEscape(name)
 }
 
-// servedNames are the public names with at least one enabled entry: what
-// the proxy routes.
-type servedNames struct {
-	exact     map[string]bool
-	wildcards []string // prefixes, without the '*'
-}
-
-func servedNamesOf(entries []models.Deployment) servedNames {
-	s := servedNames{exact: map[string]bool{}}
-	for i := range entries {
-		d := &entries[i]
-		if !d.Enabled || s.exact[d.PublicName] {
-			continue
-		}
-		s.exact[d.PublicName] = true
-		if d.IsWildcard() {
-			s.wildcards = append(s.wildcards, strings.TrimSuffix(d.PublicName, "*"))
-		}
-	}
-	return s
-}
-
-// hasGroup: the exact public name (a wildcard by its pattern) is served.
-func (s servedNames) hasGroup(name string) bool { return s.exact[name] }
-
-// routes: a request for name would find a pool, exactly or by a wildcard.
-func (s servedNames) routes(name string) bool {
-	if s.exact[name] {
-		return true
-	}
-	for _, p := range s.wildcards {
-		if len(name) > len(p) && strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // uncoveredPrefix is "prefix/" when name looks like "prefix/model" and no
 // wildcard route serves every other name under that prefix, else "".
-func (s servedNames) uncoveredPrefix(name string) string {
+func uncoveredPrefix(cat *catalog.Catalog, name string) string {
 	i := strings.IndexByte(name, '/')
 	if i <= 0 || strings.HasSuffix(name, "*") {
 		return ""
 	}
-	prefix := name[:i+1]
-	for _, p := range s.wildcards {
-		if strings.HasPrefix(prefix, p) {
-			return ""
-		}
+	if prefix := name[:i+1]; !cat.CoversAll(prefix) {
+		return prefix
 	}
-	return prefix
-}
-
-// fallbacksByName groups rows, ordered by name, kind and position, into
-// name → kind → ordered targets.
-func fallbacksByName(fs []models.Fallback) map[string]map[string][]string {
-	out := map[string]map[string][]string{}
-	for _, f := range fs {
-		if out[f.PublicName] == nil {
-			out[f.PublicName] = map[string][]string{}
-		}
-		out[f.PublicName][f.Kind] = append(out[f.PublicName][f.Kind], f.Target)
-	}
-	return out
+	return ""
 }
 
 // fallbackLists is one name's three lists, each target marked when nothing
 // would serve it.
-func fallbackLists(byKind map[string][]string, served servedNames) []views.FallbackList {
+func fallbackLists(cat *catalog.Catalog, name string) []views.FallbackList {
+	byKind := cat.Fallbacks(name)
 	out := make([]views.FallbackList, len(fallbackKinds))
 	for i, k := range fallbackKinds {
 		targets := byKind[k.kind]
 		l := views.FallbackList{Kind: k.kind, Label: k.label, Help: k.help, Input: strings.Join(targets, ", ")}
 		for _, t := range targets {
-			l.Targets = append(l.Targets, views.FallbackTarget{Name: t, Unknown: !served.routes(t)})
+			_, _, routes := cat.Route(t)
+			l.Targets = append(l.Targets, views.FallbackTarget{Name: t, Unknown: !routes})
 		}
 		out[i] = l
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"gateway/proxy/catalog"
 	"gateway/views"
 )
 
@@ -203,7 +204,7 @@ func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember 
 			v.CooldownLeft = formatDuration(left)
 		}
 	}
-	if strings.Contains(m.UpstreamModel, "*") {
+	if !catalog.Checkable(m.UpstreamModel) {
 		v.Uncheckable = "not checkable: the upstream model is a wildcard pattern, which names no model to call"
 	} else if c := m.LastCheck; c != nil {
 		v.Check = &views.MemberCheck{At: formatTime(c.At), AtISO: c.At.UTC().Format(time.RFC3339), OK: c.OK,

@@ -8,11 +8,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/providers"
 	"gateway/views"
 )
 
@@ -21,85 +21,47 @@ import (
 const providerCheckTimeout = 10 * time.Second
 
 // checkProvider lists the provider's models with its key, the cheapest call
-// that proves both the URL and the key: GET {base}/models for openai-type
-// providers, GET {root}/v1/models with x-api-key for anthropic-type ones.
-// Nothing of the key reaches the result.
+// that proves both the URL and the key, through the provider type's own
+// client (the one the proxy calls it with): GET {base}/models for
+// openai-type providers, GET {root}/v1/models with x-api-key for
+// anthropic-type ones. Nothing of the key reaches the result.
 func (a *App) checkProvider(ctx context.Context, p *models.Provider) views.ProviderCheck {
 	res := views.ProviderCheck{ProviderID: p.ID}
-	target, err := providerModelsURL(p.APIType, p.BaseURL)
+	key, keyErr := a.store.ProviderAPIKey(p)
+	client, err := providers.New(p.APIType, p.BaseURL, key, providers.NewTransport())
 	if err != nil {
 		res.Message = err.Error()
 		return res
 	}
-	res.URL = target
-	key, err := a.store.ProviderAPIKey(p)
-	if err != nil {
-		a.logger(ctx).Error("decrypt provider key for a test connection", "provider", p.Name, "err", err)
+	defer client.Transport().CloseIdleConnections()
+	res.URL = client.ModelsURL()
+	if keyErr != nil {
+		a.logger(ctx).Error("decrypt provider key for a test connection", "provider", p.Name, "err", keyErr)
 		res.Message = "the stored key cannot be decrypted (was GATEWAY_SECRET changed?): save the key again"
 		return res
 	}
 	ctx, cancel := context.WithTimeout(ctx, providerCheckTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, res.URL, nil)
 	if err != nil {
-		res.Message = "cannot build the request: " + maskSecrets(err.Error(), key)
+		res.Message = "cannot build the request: " + client.Mask(err.Error())
 		return res
 	}
-	setProviderAuth(req, p.APIType, key)
+	client.Authorize(req.Header)
 	start := time.Now()
-	resp, err := providerCheckClient.Do(req)
+	resp, err := client.RoundTrip(req)
 	res.LatencyMS = time.Since(start).Milliseconds()
 	if err != nil {
-		res.Message = maskSecrets(transportMessage(err), key)
+		res.Message = client.Mask(transportMessage(err))
 		return res
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10)) // a short or cut body still says enough
 	res.Status = resp.StatusCode
 	res.OK = resp.StatusCode >= 200 && resp.StatusCode < 300
-	res.Message = maskSecrets(answerMessage(res.OK, resp.Status, body), key)
+	res.Message = client.Mask(answerMessage(res.OK, resp.Status, body))
 	a.logger(ctx).Info("provider test connection", "provider", p.Name, "status", res.Status, "latency_ms", res.LatencyMS)
 	return res
-}
-
-// providerCheckClient never follows a redirect: it would carry the key,
-// which x-api-key does not lose across hosts as Authorization does, to
-// wherever the answer points.
-var providerCheckClient = &http.Client{
-	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-}
-
-// providerModelsURL applies the proxy's base-URL rule (proxy/provider.go):
-// an openai-type base carries the version (none → /v1), an anthropic-type
-// base is the root (a redundant /v1 is dropped); a trailing slash is fine.
-func providerModelsURL(apiType, base string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(base))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("the base URL %q is not an http(s) URL", base)
-	}
-	path := strings.TrimRight(u.Path, "/")
-	switch apiType {
-	case models.APITypeOpenAI:
-		if path == "" {
-			path = "/v1"
-		}
-		path += "/models"
-	case models.APITypeAnthropic:
-		path = strings.TrimSuffix(path, "/v1") + "/v1/models"
-	default:
-		return "", fmt.Errorf("unknown api type %q", apiType)
-	}
-	u.Path, u.RawPath, u.Fragment = path, "", ""
-	return u.String(), nil
-}
-
-func setProviderAuth(req *http.Request, apiType, key string) {
-	if apiType == models.APITypeAnthropic {
-		req.Header.Set("X-Api-Key", key)
-		req.Header.Set("Anthropic-Version", "2023-06-01")
-		return
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
 }
 
 // transportMessage says why no answer came, without Go's wrapping.
@@ -148,19 +110,4 @@ func answerMessage(ok bool, status string, body []byte) string {
 		return status
 	}
 	return shorten(text, 200)
-}
-
-// secretLike matches what looks like an API key in an upstream's message:
-// OpenAI and Anthropic keys start with sk- (and some messages echo them,
-// partly starred out).
-var secretLike = regexp.MustCompile(`sk-[A-Za-z0-9_\-*]+`)
-
-// maskSecrets hides anything that looks like a key, and the provider's key
-// whatever it looks like.
-func maskSecrets(msg, key string) string {
-	msg = secretLike.ReplaceAllString(msg, "sk-…")
-	if len(key) >= 4 {
-		msg = strings.ReplaceAll(msg, key, "…")
-	}
-	return msg
 }

@@ -12,6 +12,7 @@ import (
 
 	"gateway/models"
 	"gateway/proxy"
+	"gateway/proxy/catalog"
 	"gateway/views"
 )
 
@@ -84,24 +85,12 @@ func stickyForm(r *http.Request, f views.StickyForm, entries []models.Deployment
 }
 
 // servingPool is the public name whose pool serves model, by the router's
-// rule: the exact name, else the wildcard with the longest prefix. "" when
-// none does. entries are ordered by public name.
+// rule (the catalog's): "" when none does.
 func servingPool(model string, entries []models.Deployment) string {
-	best := ""
-	for i := range entries {
-		d := &entries[i]
-		switch {
-		case !d.Enabled:
-		case d.PublicName == model:
-			return model
-		case d.IsWildcard():
-			prefix := strings.TrimSuffix(d.PublicName, "*")
-			if len(model) > len(prefix) && strings.HasPrefix(model, prefix) && len(d.PublicName) > len(best) {
-				best = d.PublicName
-			}
-		}
+	if p, _, ok := catalog.New(entries, nil).Route(model); ok {
+		return p.Name
 	}
-	return best
+	return ""
 }
 
 // showStickyMembers answers the deployment select for the model typed into

@@ -14,7 +14,7 @@ func TestTeamEditInPlace(t *testing.T) {
 	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
 		ta := newTestApp(t, s)
 		ctx := context.Background()
-		team := mustTeam(t, s, &models.Team{Name: "platform", MaxBudgetUSD: ptr(100.0), RPMLimit: ptr(60)})
+		team := mustTeam(t, s, &models.Team{Name: "platform", Budget: models.Budget{MaxBudgetUSD: ptr(100.0)}, RateLimits: models.RateLimits{RPMLimit: ptr(60)}})
 		mustTeam(t, s, &models.Team{Name: "research"})
 		id := strconv.FormatInt(team.ID, 10)
 		br := ta.browser(t)

@@ -15,7 +15,7 @@ func TestUserEditInPlace(t *testing.T) {
 		ta := newTestApp(t, s)
 		ctx := context.Background()
 		team := mustTeam(t, s, &models.Team{Name: "platform"})
-		u := mustUser(t, s, &models.User{Name: "ana", Email: "ana@example.com", MaxBudgetUSD: ptr(20.0)})
+		u := mustUser(t, s, &models.User{Name: "ana", Email: "ana@example.com", Budget: models.Budget{MaxBudgetUSD: ptr(20.0)}})
 		mustUser(t, s, &models.User{Name: "bo"})
 		id := strconv.FormatInt(u.ID, 10)
 		br := ta.browser(t)

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
-	"regexp"
 	"strings"
 	"unicode"
 
 	"github.com/go-playground/validator/v10"
+
+	"gateway/models"
 )
 
 // newValidator returns the validator every body and form goes through. Its
@@ -123,12 +124,8 @@ func isBaseURL(s string) bool {
 		u.RawQuery == "" && !u.ForceQuery && u.Fragment == "" && !strings.Contains(s, "#")
 }
 
-var budgetDurationPattern = regexp.MustCompile(`^[1-9][0-9]{0,3}(s|m|h|d|mo)$`)
-
 // isBudgetDuration accepts a budget reset period: 30s, 30m, 12h, 7d, 1mo.
-func isBudgetDuration(s string) bool {
-	return budgetDurationPattern.MatchString(s)
-}
+func isBudgetDuration(s string) bool { return models.ValidBudgetPeriod(s) }
 
 func isSingleLine(s string) bool {
 	return !strings.ContainsFunc(s, unicode.IsControl)

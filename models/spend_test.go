@@ -14,15 +14,15 @@ import (
 func TestListSpend(t *testing.T) {
 	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
-		team := &models.Team{Name: "t", MaxBudgetUSD: ptr(5.0)}
+		team := &models.Team{Name: "t", Budget: models.Budget{MaxBudgetUSD: ptr(5.0)}}
 		if err := s.CreateTeam(ctx, team); err != nil {
 			t.Fatal(err)
 		}
-		user := &models.User{Name: "u", SoftBudgetUSD: ptr(1.0)}
+		user := &models.User{Name: "u", Budget: models.Budget{SoftBudgetUSD: ptr(1.0)}}
 		if err := s.CreateUser(ctx, user); err != nil {
 			t.Fatal(err)
 		}
-		budgeted := &models.VirtualKey{Name: "b", MaxBudgetUSD: ptr(2.0), BudgetDuration: "1d", UserID: &user.ID, TeamID: &team.ID}
+		budgeted := &models.VirtualKey{Name: "b", Budget: models.Budget{MaxBudgetUSD: ptr(2.0), BudgetDuration: "1d"}, UserID: &user.ID, TeamID: &team.ID}
 		plain := &models.VirtualKey{Name: "p"}
 		for _, k := range []*models.VirtualKey{budgeted, plain} {
 			if _, err := s.CreateKey(ctx, k); err != nil {
@@ -83,7 +83,7 @@ func TestClusterID(t *testing.T) {
 func TestResetSpendFollowsItsPeriod(t *testing.T) {
 	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
-		k := &models.VirtualKey{Name: "k", MaxBudgetUSD: ptr(5.0), BudgetDuration: "1mo"}
+		k := &models.VirtualKey{Name: "k", Budget: models.Budget{MaxBudgetUSD: ptr(5.0), BudgetDuration: "1mo"}}
 		if _, err := s.CreateKey(ctx, k); err != nil {
 			t.Fatal(err)
 		}

@@ -34,7 +34,16 @@ type Provider struct {
 }
 
 // Deployment is a model entry: a public name served by one upstream model of
-// one provider. Entries sharing a public name form a pool.
+// one provider. Entries sharing a public name form a pool, in which an
+// enabled entry is a member.
+//
+// One thing, three words, on purpose: "entry" is what the pages and the
+// management API call it (/api/models, the Models page), "member" is the
+// same entry seen inside its pool (the pool status answer's "members", the
+// proxy's member), and the type keeps the name "Deployment" because the
+// contract's field and header names say so (deployment_id,
+// x-gateway-deployment-id, the sticky API) and the table is "deployments";
+// renaming the type alone would make the code disagree with its wire names.
 type Deployment struct {
 	ID            int64    `gorm:"primaryKey"`
 	PublicName    string   `gorm:"size:500;not null;index"`
@@ -83,35 +92,43 @@ type Fallback struct {
 	CreatedAt  time.Time
 }
 
-// Team groups users and carries its own budget and limits.
-type Team struct {
-	ID             int64  `gorm:"primaryKey"`
-	Name           string `gorm:"size:200;not null;uniqueIndex"`
+// Budget is a holder's spending limit and its spend: keys, users and teams
+// each carry one, embedded, so their columns keep these names
+// (max_budget_usd, …, spend_usd) in each table.
+type Budget struct {
 	MaxBudgetUSD   *float64
 	SoftBudgetUSD  *float64
-	BudgetDuration string `gorm:"size:20;not null;default:''"`
+	BudgetDuration string `gorm:"size:20;not null;default:''"` // a BudgetPeriod's syntax; "" never resets
 	BudgetResetAt  *time.Time
 	SpendUSD       float64 `gorm:"not null;default:0"`
-	RPMLimit       *int
-	TPMLimit       *int
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+}
+
+// RateLimits are a holder's requests and tokens per minute (keys and teams).
+type RateLimits struct {
+	RPMLimit *int
+	TPMLimit *int
+}
+
+// Team groups users and carries its own budget and limits.
+type Team struct {
+	ID         int64  `gorm:"primaryKey"`
+	Name       string `gorm:"size:200;not null;uniqueIndex"`
+	Budget     `gorm:"embedded"`
+	RateLimits `gorm:"embedded"`
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // User is a person or service that owns keys and carries its own budget.
 type User struct {
-	ID             int64  `gorm:"primaryKey"`
-	Name           string `gorm:"size:200;not null;uniqueIndex"`
-	Email          string `gorm:"size:320;not null;default:''"`
-	TeamID         *int64 `gorm:"index"`
-	Team           *Team  `gorm:"constraint:OnDelete:SET NULL"`
-	MaxBudgetUSD   *float64
-	SoftBudgetUSD  *float64
-	BudgetDuration string `gorm:"size:20;not null;default:''"`
-	BudgetResetAt  *time.Time
-	SpendUSD       float64 `gorm:"not null;default:0"`
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	ID        int64  `gorm:"primaryKey"`
+	Name      string `gorm:"size:200;not null;uniqueIndex"`
+	Email     string `gorm:"size:320;not null;default:''"`
+	TeamID    *int64 `gorm:"index"`
+	Team      *Team  `gorm:"constraint:OnDelete:SET NULL"`
+	Budget    `gorm:"embedded"`
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // VirtualKey is what callers send. Only the SHA-256 of the key is stored.
@@ -120,23 +137,18 @@ type VirtualKey struct {
 	Name    string `gorm:"size:200;not null"`
 	KeyHash string `gorm:"size:64;not null;uniqueIndex"`
 	// KeyHint is a recognisable, harmless part of the key: "sk-…" plus its last four characters.
-	KeyHint        string     `gorm:"size:20;not null;default:''"`
-	Models         StringList `gorm:"type:text;not null;default:'[]'"`
-	MaxBudgetUSD   *float64
-	SoftBudgetUSD  *float64
-	BudgetDuration string `gorm:"size:20;not null;default:''"`
-	BudgetResetAt  *time.Time
-	SpendUSD       float64 `gorm:"not null;default:0"`
-	RPMLimit       *int
-	TPMLimit       *int
-	UserID         *int64 `gorm:"index"`
-	User           *User  `gorm:"constraint:OnDelete:SET NULL"`
-	TeamID         *int64 `gorm:"index"`
-	Team           *Team  `gorm:"constraint:OnDelete:SET NULL"`
-	ExpiresAt      *time.Time
-	RevokedAt      *time.Time
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	KeyHint    string     `gorm:"size:20;not null;default:''"`
+	Models     StringList `gorm:"type:text;not null;default:'[]'"`
+	Budget     `gorm:"embedded"`
+	RateLimits `gorm:"embedded"`
+	UserID     *int64 `gorm:"index"`
+	User       *User  `gorm:"constraint:OnDelete:SET NULL"`
+	TeamID     *int64 `gorm:"index"`
+	Team       *Team  `gorm:"constraint:OnDelete:SET NULL"`
+	ExpiresAt  *time.Time
+	RevokedAt  *time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // Active reports whether the key may be used at time now.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -102,7 +101,7 @@ func (b *budget) dbPeriod(resetAt *time.Time) time.Time {
 	case resetAt != nil:
 		return resetAt.UTC()
 	}
-	return periodEnd(b.anchor, b.period, b.anchor)
+	return models.BudgetPeriodEnd(b.period, b.anchor, b.anchor)
 }
 
 // refresh takes the database's spend, read after the log writer had
@@ -126,12 +125,11 @@ func (b *budget) refresh(spend float64, resetAt *time.Time, committed int64) {
 	}
 }
 
-// budgetLimits are what a reload may change.
+// budgetLimits are a holder's stored budget, which a reload may change.
 type budgetLimits struct {
-	name       string
-	hard, soft *float64
-	period     string
-	created    time.Time // periods count from it, the same on every replica
+	name string
+	models.Budget
+	created time.Time // periods count from it, the same on every replica
 }
 
 // accounts holds every holder's budget and rate limiter. Reload creates and
@@ -152,7 +150,8 @@ func newAccounts() *accounts {
 // every replica names the same ones; a budget starts in the period of its
 // stored spend, which the next reservation rolls over if it is over.
 // Caller holds a.mu.
-func (a *accounts) budgetFor(h holder, l budgetLimits, spend float64, resetAt *time.Time, now time.Time) *budget {
+func (a *accounts) budgetFor(h holder, l budgetLimits, now time.Time) *budget {
+	spend, resetAt := l.SpendUSD, l.BudgetResetAt
 	b := a.budgets[h]
 	created := b == nil
 	if created {
@@ -165,16 +164,16 @@ func (a *accounts) budgetFor(h holder, l budgetLimits, spend float64, resetAt *t
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.name = l.name
-	b.hard, b.soft = deref(l.hard), deref(l.soft)
+	b.hard, b.soft = deref(l.MaxBudgetUSD), deref(l.SoftBudgetUSD)
 	b.anchor = l.created.UTC()
-	if created || b.period != l.period {
+	if created || b.period != l.BudgetDuration {
 		// The period of the stored spend, ended or not, lasts until the end
 		// of the current one at most (sooner when it was longer, before the
 		// period was shortened): the reservation after that rolls it over.
-		b.period = l.period
+		b.period = l.BudgetDuration
 		b.storedPeriod = b.dbPeriod(resetAt)
 		b.resetAt = b.storedPeriod
-		if end := periodEnd(b.anchor, b.period, now); end.Before(b.resetAt) {
+		if end := models.BudgetPeriodEnd(b.period, b.anchor, now); end.Before(b.resetAt) {
 			b.resetAt = end
 		}
 	}
@@ -188,73 +187,6 @@ func deref(p *float64) float64 {
 	return *p
 }
 
-// periodEnd is the end of the period that holds now, periods being counted
-// from anchor; zero without a period. Calendar months are months, not 30
-// days, each counted from the anchor (never from a clamped end before it).
-func periodEnd(anchor time.Time, period string, now time.Time) time.Time {
-	if period == "" {
-		return time.Time{}
-	}
-	if n, ok := strings.CutSuffix(period, "mo"); ok {
-		step, _ := strconv.Atoi(n)
-		step = max(step, 1)
-		months := (now.Year()-anchor.Year())*12 + int(now.Month()) - int(anchor.Month())
-		k := months / step
-		if months < 0 && months%step != 0 {
-			k-- // floor, not truncation
-		}
-		for k--; ; k++ {
-			if t := addMonths(anchor, k*step); t.After(now) {
-				return t
-			}
-		}
-	}
-	d := parsePeriod(period)
-	if d <= 0 {
-		return time.Time{}
-	}
-	k := now.Sub(anchor) / d
-	if now.Before(anchor) {
-		k-- // floor, not truncation
-	}
-	t := anchor.Add((k + 1) * d)
-	for !t.After(now) {
-		t = t.Add(d)
-	}
-	return t
-}
-
-// addMonths is t k calendar months later, on the same day or the month's
-// last when it is shorter (January 31 + 1 month is February 28).
-func addMonths(t time.Time, k int) time.Time {
-	y, m, d := t.Date()
-	first := time.Date(y, m+time.Month(k), 1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location())
-	last := first.AddDate(0, 1, -1).Day()
-	return first.AddDate(0, 0, min(d, last)-1)
-}
-
-// parsePeriod reads "30m", "12h", "1d", "7d"; anything else is 0.
-func parsePeriod(p string) time.Duration {
-	if len(p) < 2 {
-		return 0
-	}
-	n, err := strconv.Atoi(p[:len(p)-1])
-	if err != nil || n <= 0 {
-		return 0
-	}
-	switch p[len(p)-1] {
-	case 's':
-		return time.Duration(n) * time.Second
-	case 'm':
-		return time.Duration(n) * time.Minute
-	case 'h':
-		return time.Duration(n) * time.Hour
-	case 'd':
-		return time.Duration(n) * 24 * time.Hour
-	}
-	return 0
-}
-
 // rollOver starts a new period when the old one is over, and has the
 // database's spend reset between the rows of the old period and those of
 // the new. Caller holds b.mu.
@@ -264,7 +196,7 @@ func (s *Server) rollOver(b *budget, h holder, now time.Time) {
 	}
 	from := b.storedPeriod
 	b.stored, b.pending, b.pendSum, b.shared, b.warned = 0, b.pending[:0], 0, 0, false
-	b.resetAt = periodEnd(b.anchor, b.period, now)
+	b.resetAt = models.BudgetPeriodEnd(b.period, b.anchor, now)
 	b.storedPeriod = b.resetAt // the reset below names it
 	s.logs.resetSpend(h, b.resetAt, from)
 }
@@ -427,22 +359,22 @@ func (s *Server) syncAccounts(d snapshotData, snap *snapshot) {
 	users := make(map[int64]*budget, len(d.users))
 	for _, u := range d.users {
 		users[u.ID] = a.budgetFor(holder{models.SpendUser, u.ID},
-			budgetLimits{fmt.Sprintf("user %q", u.Name), u.MaxBudgetUSD, u.SoftBudgetUSD, u.BudgetDuration, u.CreatedAt}, u.SpendUSD, u.BudgetResetAt, now)
+			budgetLimits{fmt.Sprintf("user %q", u.Name), u.Budget, u.CreatedAt}, now)
 	}
 	teams := make(map[int64]*budget, len(d.teams))
 	teamLimits := make(map[int64]*rateLimiter, len(d.teams))
 	for _, t := range d.teams {
 		teams[t.ID] = a.budgetFor(holder{models.SpendTeam, t.ID},
-			budgetLimits{fmt.Sprintf("team %q", t.Name), t.MaxBudgetUSD, t.SoftBudgetUSD, t.BudgetDuration, t.CreatedAt}, t.SpendUSD, t.BudgetResetAt, now)
-		teamLimits[t.ID] = a.limiterFor(holder{models.SpendTeam, t.ID}, fmt.Sprintf("team %q", t.Name), t.RPMLimit, t.TPMLimit)
+			budgetLimits{fmt.Sprintf("team %q", t.Name), t.Budget, t.CreatedAt}, now)
+		teamLimits[t.ID] = a.limiterFor(holder{models.SpendTeam, t.ID}, fmt.Sprintf("team %q", t.Name), t.RateLimits)
 	}
 	for i := range d.keys {
 		dk := &d.keys[i]
 		k := snap.keys[dk.KeyHash]
 		h := holder{models.SpendKey, dk.ID}
 		k.budgets[0], k.holders[0] = a.budgetFor(h,
-			budgetLimits{fmt.Sprintf("key %q", dk.Name), dk.MaxBudgetUSD, dk.SoftBudgetUSD, dk.BudgetDuration, dk.CreatedAt}, dk.SpendUSD, dk.BudgetResetAt, now), h
-		k.limiters[0] = a.limiterFor(h, fmt.Sprintf("key %q", dk.Name), dk.RPMLimit, dk.TPMLimit)
+			budgetLimits{fmt.Sprintf("key %q", dk.Name), dk.Budget, dk.CreatedAt}, now), h
+		k.limiters[0] = a.limiterFor(h, fmt.Sprintf("key %q", dk.Name), dk.RateLimits)
 		if dk.UserID != nil && users[*dk.UserID] != nil {
 			k.budgets[1], k.holders[1] = users[*dk.UserID], holder{models.SpendUser, *dk.UserID}
 		}

@@ -3,40 +3,9 @@ package proxy
 import (
 	"testing"
 	"time"
-)
 
-// TestPeriodEnd: periods count from the anchor (the holder's creation), so
-// every replica that reloads at its own moment names the same period.
-func TestPeriodEnd(t *testing.T) {
-	anchor := time.Date(2026, 1, 31, 10, 0, 0, 0, time.UTC)
-	tests := []struct {
-		period string
-		now    time.Time
-		want   time.Time
-	}{
-		{"", anchor.Add(time.Hour), time.Time{}},
-		{"30m", anchor.Add(45 * time.Minute), anchor.Add(time.Hour)},
-		{"30m", anchor.Add(time.Hour), anchor.Add(90 * time.Minute)},     // a boundary starts the next one
-		{"1d", anchor.Add(-36 * time.Hour), anchor.Add(-24 * time.Hour)}, // anchor after now: a later clock
-		{"7d", anchor.Add(20 * 24 * time.Hour), anchor.Add(21 * 24 * time.Hour)},
-		{"1mo", time.Date(2026, 2, 15, 0, 0, 0, 0, time.UTC), time.Date(2026, 2, 28, 10, 0, 0, 0, time.UTC)},
-		{"1mo", time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC)},
-		{"3mo", time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 7, 31, 10, 0, 0, 0, time.UTC)},
-		{"1mo", time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC), time.Date(2025, 12, 31, 10, 0, 0, 0, time.UTC)},
-		{"nonsense", anchor, time.Time{}},
-	}
-	for _, tt := range tests {
-		if got := periodEnd(anchor, tt.period, tt.now); !got.Equal(tt.want) {
-			t.Errorf("periodEnd(%s, now %s) = %s, want %s", tt.period, tt.now, got, tt.want)
-		}
-	}
-	// Two replicas reloading an hour apart agree.
-	a := periodEnd(anchor, "1d", anchor.Add(50*time.Hour))
-	b := periodEnd(anchor, "1d", anchor.Add(51*time.Hour))
-	if !a.Equal(b) {
-		t.Errorf("replicas disagree on the period: %s and %s", a, b)
-	}
-}
+	"gateway/models"
+)
 
 // TestBudgetRefresh: the stored spend replaces what was read before, and
 // the spend settled here stays counted until the log writer has committed
@@ -81,15 +50,16 @@ func TestBudgetPeriods(t *testing.T) {
 	day := 24 * time.Hour
 	s := &Server{logs: newLogWriter(nil, nil, 16, "")}
 	h := holder{"key", 1}
-	limits := func(period string) budgetLimits {
+	limits := func(period string, spend float64, resetAt *time.Time) budgetLimits {
 		hard := 10.0
-		return budgetLimits{name: "k", hard: &hard, period: period, created: created}
+		return budgetLimits{name: "k", created: created,
+			Budget: models.Budget{MaxBudgetUSD: &hard, BudgetDuration: period, SpendUSD: spend, BudgetResetAt: resetAt}}
 	}
 
 	t.Run("first period, no reset written", func(t *testing.T) {
 		a := newAccounts()
 		now := created.Add(5 * time.Hour)
-		b := a.budgetFor(h, limits("1d"), 2, nil, now)
+		b := a.budgetFor(h, limits("1d", 2, nil), now)
 		if !b.resetAt.Equal(created.Add(day)) || b.spent() != 2 {
 			t.Fatalf("resets at %s with $%v spent; want %s, $2", b.resetAt, b.spent(), created.Add(day))
 		}
@@ -102,7 +72,7 @@ func TestBudgetPeriods(t *testing.T) {
 	t.Run("a later period, no reset written", func(t *testing.T) {
 		a := newAccounts()
 		now := created.Add(50 * time.Hour)
-		b := a.budgetFor(h, limits("1d"), 7, nil, now)
+		b := a.budgetFor(h, limits("1d", 7, nil), now)
 		s.rollOver(b, h, now) // the next reservation
 		want := created.Add(3 * day)
 		if !b.resetAt.Equal(want) || b.spent() != 0 {
@@ -121,7 +91,7 @@ func TestBudgetPeriods(t *testing.T) {
 	t.Run("months from the creation, not from clamped ends", func(t *testing.T) {
 		a := newAccounts()
 		feb := time.Date(2026, 2, 28, 10, 0, 0, 0, time.UTC)
-		b := a.budgetFor(h, limits("1mo"), 0, &feb, time.Date(2026, 2, 10, 0, 0, 0, 0, time.UTC))
+		b := a.budgetFor(h, limits("1mo", 0, &feb), time.Date(2026, 2, 10, 0, 0, 0, 0, time.UTC))
 		s.rollOver(b, h, feb.Add(time.Minute))
 		if want := time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC); !b.resetAt.Equal(want) {
 			t.Fatalf("after February: resets at %s, want %s (not March 28)", b.resetAt, want)
@@ -132,8 +102,8 @@ func TestBudgetPeriods(t *testing.T) {
 		a := newAccounts()
 		now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 		monthEnd := time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC)
-		b := a.budgetFor(h, limits("1mo"), 4, &monthEnd, now)
-		a.budgetFor(h, limits("1d"), 4, &monthEnd, now)
+		b := a.budgetFor(h, limits("1mo", 4, &monthEnd), now)
+		a.budgetFor(h, limits("1d", 4, &monthEnd), now)
 		if want := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC); !b.resetAt.Equal(want) || b.spent() != 4 {
 			t.Fatalf("after shortening to a day: resets at %s with $%v; want %s, $4", b.resetAt, b.spent(), want)
 		}

@@ -61,7 +61,7 @@ func (e *env) waitSpend(id int64, want float64) float64 {
 func TestBudgetHoldsUnderConcurrency(t *testing.T) {
 	e, _ := newRouterEnv(t)
 	e.addDeployment(models.Deployment{PublicName: "paid", UpstreamModel: "u", OutputPrice: 2000})
-	key, id := e.keyWith(models.VirtualKey{MaxBudgetUSD: ptr(0.50)})
+	key, id := e.keyWith(models.VirtualKey{Budget: models.Budget{MaxBudgetUSD: ptr(0.50)}})
 	e.up.setRespond(func(w http.ResponseWriter, r *http.Request, req upstreamRequest) {
 		time.Sleep(20 * time.Millisecond) // keep many requests in flight at once
 		writeFakeCompletion(w, req)
@@ -126,8 +126,8 @@ func TestBudgetsOfUserAndTeam(t *testing.T) {
 	e, _ := newRouterEnv(t)
 	e.addDeployment(models.Deployment{PublicName: "paid", UpstreamModel: "u", OutputPrice: 2000})
 	ctx := context.Background()
-	team := &models.Team{Name: "research", MaxBudgetUSD: ptr(0.02)}
-	user := &models.User{Name: "ada", SoftBudgetUSD: ptr(0.01)}
+	team := &models.Team{Name: "research", Budget: models.Budget{MaxBudgetUSD: ptr(0.02)}}
+	user := &models.User{Name: "ada", Budget: models.Budget{SoftBudgetUSD: ptr(0.01)}}
 	if err := e.store.CreateTeam(ctx, team); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestBudgetsOfUserAndTeam(t *testing.T) {
 func TestBudgetPeriodResets(t *testing.T) {
 	e, clock := newRouterEnv(t)
 	e.addDeployment(models.Deployment{PublicName: "paid", UpstreamModel: "u", OutputPrice: 2000})
-	key, id := e.keyWith(models.VirtualKey{MaxBudgetUSD: ptr(0.01), BudgetDuration: "30m"})
+	key, id := e.keyWith(models.VirtualKey{Budget: models.Budget{MaxBudgetUSD: ptr(0.01), BudgetDuration: "30m"}})
 	resp, body := e.postTo(e.gw, "/v1/chat/completions", key, budgetBody("paid"))
 	wantStatus(t, resp, body, 200)
 	resp, body = e.postTo(e.gw, "/v1/chat/completions", key, budgetBody("paid"))
@@ -176,7 +176,7 @@ func TestBudgetPeriodResets(t *testing.T) {
 func TestRateLimits(t *testing.T) {
 	e, clock := newRouterEnv(t)
 	e.addDeployment(models.Deployment{PublicName: "m", UpstreamModel: "u"})
-	rpmKey, _ := e.keyWith(models.VirtualKey{Name: "rpm", RPMLimit: ptr(3)})
+	rpmKey, _ := e.keyWith(models.VirtualKey{Name: "rpm", RateLimits: models.RateLimits{RPMLimit: ptr(3)}})
 	for range 3 {
 		resp, body := e.postTo(e.gw, "/v1/chat/completions", rpmKey, chatBody("m", false))
 		wantStatus(t, resp, body, 200)
@@ -191,7 +191,7 @@ func TestRateLimits(t *testing.T) {
 	resp, body = e.postTo(e.gw, "/v1/chat/completions", rpmKey, chatBody("m", false))
 	wantStatus(t, resp, body, 200)
 
-	tpmKey, _ := e.keyWith(models.VirtualKey{Name: "tpm", TPMLimit: ptr(20)})
+	tpmKey, _ := e.keyWith(models.VirtualKey{Name: "tpm", RateLimits: models.RateLimits{TPMLimit: ptr(20)}})
 	for i, want := range []int{200, 200, 429} { // 17 tokens each: the third finds 34 counted
 		resp, body := e.postTo(e.gw, "/v1/chat/completions", tpmKey, chatBody("m", false))
 		if resp.StatusCode != want {
@@ -224,7 +224,7 @@ func (e *env) postTo(s *httptest.Server, path, key, body string) (*http.Response
 func TestBudgetRefusalSaysWhy(t *testing.T) {
 	e, _ := newRouterEnv(t)
 	e.addDeployment(models.Deployment{PublicName: "paid", UpstreamModel: "u", OutputPrice: 25})
-	key, _ := e.keyWith(models.VirtualKey{MaxBudgetUSD: ptr(0.05)})
+	key, _ := e.keyWith(models.VirtualKey{Budget: models.Budget{MaxBudgetUSD: ptr(0.05)}})
 	// No max_tokens: 4096 output tokens at $25 a million, about $0.10.
 	resp, body := e.post("/v1/chat/completions", key, strings.NewReader(`{"model":"paid","messages":[{"role":"user","content":"hi"}]}`))
 	if resp.StatusCode != http.StatusTooManyRequests {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"gateway/proxy/catalog"
+	"gateway/proxy/providers"
 	"gateway/proxy/upstreamerr"
 )
 
@@ -65,7 +67,7 @@ func (s *Server) CheckPool(ctx context.Context, name string) (results []CheckRes
 // checkMember makes one member's live check.
 func checkMember(ctx context.Context, m *member) CheckResult {
 	res := CheckResult{DeploymentID: m.id}
-	if strings.Contains(m.upstreamModel, "*") {
+	if !catalog.Checkable(m.upstreamModel) {
 		res.Skipped = true
 		res.Err = fmt.Sprintf("not checked: the upstream model %q is a wildcard pattern, which names no model to call", m.upstreamModel)
 		return res
@@ -74,7 +76,7 @@ func checkMember(ctx context.Context, m *member) CheckResult {
 	if p == nil || p.err != nil {
 		res.Err = "provider is misconfigured"
 		if p != nil {
-			res.Err += ": " + fit(maskSecrets(p.err.Error()), 500)
+			res.Err += ": " + fit(providers.MaskSecrets(p.err.Error()), 500)
 		}
 		return res
 	}
@@ -125,7 +127,7 @@ func callCheck(ctx context.Context, m *member, limitField string) (status int, b
 	setUpstreamHeaders(req.Header, m.provider, protoOpenAI, nil)
 	req.Header.Set("User-Agent", "gateway-health-check")
 	// RoundTrip, not a Client: no redirect is followed with the key.
-	resp, err := m.provider.transport.RoundTrip(req)
+	resp, err := m.provider.client.RoundTrip(req)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -140,7 +142,7 @@ func callError(ctx context.Context, err error) string {
 	if errors.Is(context.Cause(ctx), errUpstreamTimeout) {
 		return fmt.Sprintf("no answer within %s", checkTimeout)
 	}
-	return fit(maskSecrets(err.Error()), 500)
+	return fit(providers.MaskSecrets(err.Error()), 500)
 }
 
 // answerError is an upstream's error answer in one line: its status and its
@@ -152,8 +154,5 @@ func answerError(p *provider, status int, body []byte) string {
 	if msg != "" {
 		out += ": " + msg
 	}
-	if key := strings.TrimPrefix(p.keyValue, "Bearer "); key != "" {
-		out = strings.ReplaceAll(out, key, "…")
-	}
-	return fit(maskSecrets(out), 500)
+	return fit(p.client.Mask(out), 500)
 }

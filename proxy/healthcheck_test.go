@@ -86,7 +86,7 @@ func TestCheckPool(t *testing.T) {
 	}{
 		{"openai ok", true, ""},
 		{"anthropic ok", true, ""},
-		{"500", false, "HTTP 500: Incorrect API key provided: …. Or the server broke."},
+		{"500", false, "HTTP 500: Incorrect API key provided: sk-…. Or the server broke."},
 		{"401", false, "HTTP 401: Incorrect API key provided:"},
 		{"unreachable", false, "connection refused"},
 		{"misconfigured", false, "provider is misconfigured: base URL"},

@@ -44,9 +44,9 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 
 func (s *snapshot) modelList(key *virtualKey) modelList {
 	list := modelList{Object: "list", Data: []modelEntry{}}
-	for _, p := range s.names {
-		if key.allows(p.name) {
-			list.Data = append(list.Data, modelEntry{ID: p.name, Object: "model", Created: p.created, OwnedBy: "gateway"})
+	for _, p := range s.pools {
+		if key.allows(p.Name) {
+			list.Data = append(list.Data, modelEntry{ID: p.Name, Object: "model", Created: p.Created.Unix(), OwnedBy: "gateway"})
 		}
 	}
 	return list

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"gateway/models"
+	"gateway/proxy/providers"
 	"gateway/proxy/spool"
 )
 
@@ -267,19 +267,7 @@ func fitColumns(r *models.RequestLog) {
 	r.UpstreamModel = fit(r.UpstreamModel, 500)
 	r.Endpoint = fit(r.Endpoint, 100)
 	r.Fallback = fit(r.Fallback, 500)
-	r.Error = fit(maskSecrets(r.Error), 2000)
-}
-
-// secretLike matches what looks like an API key in an upstream's error text
-// (OpenAI's 401 quotes part of the key it was sent).
-var secretLike = regexp.MustCompile(`\b(sk|key)-[A-Za-z0-9_*.-]{6,}`)
-
-// maskSecrets hides key-like words in text that is stored or logged.
-func maskSecrets(s string) string {
-	if !strings.Contains(s, "sk-") && !strings.Contains(s, "key-") {
-		return s
-	}
-	return secretLike.ReplaceAllString(s, "$1-…")
+	r.Error = fit(providers.MaskSecrets(r.Error), 2000)
 }
 
 // fit cuts s to at most n bytes (so at most n characters) on a rune boundary,

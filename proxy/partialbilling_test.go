@@ -113,7 +113,7 @@ func partialEnv(t *testing.T, wire, end string) (*env, string, int64) {
 	}
 	e.addDeployment(models.Deployment{PublicName: "p", UpstreamModel: "m", ProviderID: p.ID,
 		InputPrice: partialInputPrice, OutputPrice: partialOutputPrice})
-	key, id := e.keyWith(models.VirtualKey{MaxBudgetUSD: ptr(1000.0)})
+	key, id := e.keyWith(models.VirtualKey{Budget: models.Budget{MaxBudgetUSD: ptr(1000.0)}})
 	return e, key, id
 }
 

@@ -1,6 +1,10 @@
 package proxy
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"gateway/proxy/catalog"
+)
 
 // simpleShuffle picks the member that serves one attempt from the candidates
 // (the router has already narrowed them and honoured sticky bindings). It is
@@ -54,26 +58,12 @@ func pickWeighted(candidates []*member, r float64) *member {
 }
 
 // shares returns the probability simpleShuffle gives each member when only
-// the available ones are candidates: the pool status page's planned and
-// current shares, by the rule the router picks by.
+// the available ones are candidates (catalog.Shares): the pool status page's
+// planned and current shares, by the rule the router picks by.
 func shares(members []*member, available func(*member) bool) []float64 {
-	out := make([]float64, len(members))
-	var n int
-	var sum float64
-	for _, m := range members {
-		if available(m) {
-			n++
-			sum += m.weight
-		}
-	}
+	weights := make([]float64, len(members))
 	for i, m := range members {
-		switch {
-		case !available(m):
-		case sum > 0:
-			out[i] = m.weight / sum
-		default:
-			out[i] = 1 / float64(n)
-		}
+		weights[i] = m.weight
 	}
-	return out
+	return catalog.Shares(weights, func(i int) bool { return available(members[i]) })
 }

@@ -22,27 +22,19 @@ func protocolOf(apiType string) protocol {
 	return protoOpenAI
 }
 
-// defaultAnthropicVersion is asked of Anthropic-type upstreams when the
-// caller named none (an OpenAI caller never does).
-const defaultAnthropicVersion = "2023-06-01"
-
 // setUpstreamHeaders sets what every call to p carries: the provider's key in
-// its protocol's header, never the caller's, and for Anthropic the API
-// version and betas, taken from an Anthropic caller.
+// its type's header, never the caller's, and for Anthropic the API version
+// (the type's default) and betas, taken from an Anthropic caller.
 func setUpstreamHeaders(h http.Header, p *provider, caller protocol, in http.Header) {
 	h["Content-Type"] = valueJSON
-	h[p.keyHeader] = p.keyValues
-	if p.protocol != protoAnthropic {
+	p.client.Authorize(h)
+	if p.protocol != protoAnthropic || caller != protoAnthropic {
 		return
 	}
-	version := defaultAnthropicVersion
-	if caller == protoAnthropic {
-		if v := in.Get("Anthropic-Version"); v != "" {
-			version = v
-		}
-		if v := in.Values("Anthropic-Beta"); len(v) > 0 {
-			h["Anthropic-Beta"] = append([]string(nil), v...)
-		}
+	if v := in.Get("Anthropic-Version"); v != "" {
+		h.Set("Anthropic-Version", v)
 	}
-	h.Set("Anthropic-Version", version)
+	if v := in.Values("Anthropic-Beta"); len(v) > 0 {
+		h["Anthropic-Beta"] = append([]string(nil), v...)
+	}
 }

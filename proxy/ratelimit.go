@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"gateway/models"
 	"gateway/proxy/cluster"
 )
 
@@ -25,8 +26,8 @@ type rateLimiter struct {
 
 // limiterFor returns the holder's limiter with its limits updated, or nil
 // when it has none. Caller holds a.mu.
-func (a *accounts) limiterFor(h holder, name string, rpm, tpm *int) *rateLimiter {
-	r, t := positive(rpm), positive(tpm)
+func (a *accounts) limiterFor(h holder, name string, limits models.RateLimits) *rateLimiter {
+	r, t := positive(limits.RPMLimit), positive(limits.TPMLimit)
 	if r == 0 && t == 0 {
 		delete(a.limiters, h)
 		return nil

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"gateway/models"
+	"gateway/proxy/providers"
 )
 
 // Reload rebuilds the snapshot from the store and swaps it in atomically;
@@ -31,7 +32,7 @@ func (s *Server) Reload(ctx context.Context) error {
 	for _, t := range retired {
 		t.CloseIdleConnections()
 	}
-	s.log.Info("routing table loaded", "pools", len(snap.names), "keys", len(snap.keys), "providers", len(providers))
+	s.log.Info("routing table loaded", "pools", len(snap.pools), "keys", len(snap.keys), "providers", len(providers))
 	return nil
 }
 
@@ -70,7 +71,7 @@ func (s *Server) prepareProviders(ds []models.Deployment) (map[int64]*provider, 
 		}
 		ct := s.transports[p.ID]
 		if ct == nil || ct.baseURL != p.BaseURL {
-			ct = &cachedTransport{baseURL: p.BaseURL, transport: newTransport()}
+			ct = &cachedTransport{baseURL: p.BaseURL, transport: providers.NewTransport()}
 		}
 		next[p.ID] = ct
 		key, err := s.store.ProviderAPIKey(p)

@@ -96,23 +96,11 @@ func (rq *routing) serve() {
 	rq.writeFailure(first, f, tried)
 }
 
-// fallbackTargets is the ordered list of the given kind for a public name:
-// its own, else the wildcard route's it came through, else the defaults
-// under "*".
+// fallbackTargets is the ordered list of the given kind for a public name,
+// by the catalog's rule: its own, else the wildcard route's it came through,
+// else the defaults under "*".
 func (rq *routing) fallbackTargets(name, kind string) []string {
-	if kind == "" {
-		return nil
-	}
-	lists := []string{name}
-	if rt, ok := rq.snap.route(name); ok && rt.pool.name != name {
-		lists = append(lists, rt.pool.name)
-	}
-	for _, n := range append(lists, "*") {
-		if ts := rq.snap.fallbacks[n][kind]; len(ts) > 0 {
-			return ts
-		}
-	}
-	return nil
+	return rq.snap.catalog.FallbackTargets(name, kind)
 }
 
 // servePool tries the members of one pool: a first pick and up to
@@ -125,7 +113,7 @@ func (rq *routing) servePool(name string) *failure {
 	}
 	rq.current, rq.nativeOnly = name, false
 	if name == rq.model {
-		rq.x.route = rt.pool.name
+		rq.x.route = rt.pool.Name
 	}
 	set := rt.pool.settings
 	var tried []int64
@@ -230,18 +218,18 @@ func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
 // through a wildcard route callers can name models without end.
 func (rq *routing) stickyBinding(rt route, now time.Time) (stickyBinding, bool) {
 	b, ok := rq.s.sticky.lookup(rq.current, now)
-	if ok || rq.current == rt.pool.name {
+	if ok || rq.current == rt.pool.Name {
 		return b, ok
 	}
-	return rq.s.sticky.lookup(rt.pool.name, now)
+	return rq.s.sticky.lookup(rt.pool.Name, now)
 }
 
 // unstick ends the bindings of this request to a member that failed: a pin
 // of the name being routed, and the pool's own binding.
 func (rq *routing) unstick(rt route, id int64) {
 	rq.s.unbindFailed(rq.current, id)
-	if rq.current != rt.pool.name {
-		rq.s.unbindFailed(rt.pool.name, id)
+	if rq.current != rt.pool.Name {
+		rq.s.unbindFailed(rt.pool.Name, id)
 	}
 }
 
@@ -268,7 +256,7 @@ func (rq *routing) noMemberFits(rt route) *failure {
 	return &failure{kind: models.FallbackContextWindow, err: &apiError{Status: http.StatusBadRequest,
 		Type: typeInvalidRequest, Code: "context_length_exceeded",
 		Message: fmt.Sprintf("the request (about %d tokens) exceeds the context window of every member of %q",
-			rq.estimate, rt.pool.name)}}
+			rq.estimate, rt.pool.Name)}}
 }
 
 // allCoolingDown is the answer when every member is set aside: 429 with the
@@ -324,7 +312,7 @@ func (rq *routing) keepBooks(m *member, rt route, set poolSettings, f *failure, 
 		o.tokensIn, o.tokensOut, o.costUSD = x.row.InputTokens, x.row.OutputTokens, x.row.CostUSD
 		m.state.countSuccess(now)
 		if set.stickyTTL > 0 {
-			s.bindAfterSuccess(rt.pool.name, m.id, set.stickyTTL, now)
+			s.bindAfterSuccess(rt.pool.Name, m.id, set.stickyTTL, now)
 		}
 	} else {
 		o.err = f.err.Error()

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/catalog"
 )
 
 // BenchmarkPickFromPool is the router's whole pick for one attempt: narrow to
 // the candidates, look up a sticky binding, shuffle.
 func BenchmarkPickFromPool(b *testing.B) {
 	s := &Server{selector: simpleShuffle{}}
-	p := &pool{name: "p"}
+	p := &pool{Pool: &catalog.Pool{Name: "p"}}
 	for i, w := range []float64{0, 1, 9} {
 		p.members = append(p.members, &member{id: int64(i + 1), weight: w, state: &memberState{}, cooldown: -1})
 	}
@@ -32,7 +33,7 @@ func BenchmarkPickFromPool(b *testing.B) {
 // stack, with a sticky binding to look up too.
 func TestPickDoesNotAllocate(t *testing.T) {
 	s := &Server{}
-	p := &pool{name: "p"}
+	p := &pool{Pool: &catalog.Pool{Name: "p"}}
 	for i, w := range []float64{0, 1, 9} {
 		p.members = append(p.members, &member{id: int64(i + 1), weight: w, state: &memberState{}, cooldown: -1})
 	}

@@ -44,7 +44,7 @@ func (s *Server) Stats() []DeploymentStats {
 			if sh, ok := shared[m.id]; ok {
 				st, p = sh, p95(sh.latencies)
 			}
-			out = append(out, m.statsView(pl.name, st, p))
+			out = append(out, m.statsView(pl.Name, st, p))
 		}
 	}
 	return out

@@ -1,12 +1,10 @@
 package proxy
 
 import (
-	"cmp"
-	"slices"
-	"strings"
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/catalog"
 )
 
 // snapshot is the routing table and the keys as one immutable value. Reload
@@ -14,23 +12,19 @@ import (
 // without locks. Nothing in it changes after the swap: runtime state (member
 // statistics, later cooldowns and sticky bindings) lives in memberStates.
 type snapshot struct {
-	pools     map[string]*pool // exact public names
-	wildcards []*pool          // longest prefix first
-	names     []*pool          // every pool by name, for /v1/models
-	keys      map[string]*virtualKey
-	settings  map[string]models.PoolSetting  // by public name; each pool has its own copy filled in
-	fallbacks map[string]map[string][]string // public name → kind → ordered targets
+	// catalog finds pools and fallbacks by the rules the admin pages read too;
+	// pools holds the proxy's own pool of each catalog pool, by its Index.
+	catalog  *catalog.Catalog
+	pools    []*pool
+	keys     map[string]*virtualKey
+	settings map[string]models.PoolSetting // by public name; each pool has its own copy filled in
 }
 
-// pool is every enabled entry sharing one public name. Disabled entries are
-// left out, so a pool exists only while it has a member to offer.
+// pool is one catalog pool as the proxy serves it: its members ready to call.
 type pool struct {
-	name     string
+	*catalog.Pool
 	settings poolSettings
-	prefix   string // wildcard routes: the name without its '*'
-	wildcard bool
-	created  int64 // unix seconds of the oldest member, for /v1/models
-	members  []*member
+	members  []*member // in the order of the catalog pool's Members
 }
 
 // member is one model entry as the proxy serves it.
@@ -57,29 +51,20 @@ type route struct {
 	suffix string
 }
 
-// route finds the pool for a public name: the exact name first, then the
-// wildcard with the longest matching prefix.
+// route finds the pool for a public name by the catalog's rule: the exact
+// name first, then the wildcard with the longest matching prefix.
 func (s *snapshot) route(model string) (route, bool) {
-	if p, ok := s.pools[model]; ok {
-		return route{pool: p}, true
+	cp, suffix, ok := s.catalog.Route(model)
+	if !ok {
+		return route{}, false
 	}
-	for _, p := range s.wildcards {
-		// A bare prefix ("openai/") names no upstream model, so it matches nothing.
-		if len(model) > len(p.prefix) && strings.HasPrefix(model, p.prefix) {
-			return route{pool: p, suffix: model[len(p.prefix):]}, true
-		}
-	}
-	return route{}, false
+	return route{pool: s.pools[cp.Index], suffix: suffix}, true
 }
 
-// upstreamModelFor is the model the member asks its provider for: on a
-// wildcard route the matched suffix replaces '*' in the upstream model (which
-// is used as is when it has none).
+// upstreamModelFor is the model the member asks its provider for on this
+// route (a wildcard route's suffix replaces '*').
 func (m *member) upstreamModelFor(rt route) string {
-	if !rt.pool.wildcard {
-		return m.upstreamModel
-	}
-	return strings.Replace(m.upstreamModel, "*", rt.suffix, 1)
+	return rt.pool.UpstreamModel(m.upstreamModel, rt.suffix)
 }
 
 // snapshotData is what Reload reads from the store.
@@ -96,65 +81,25 @@ type snapshotData struct {
 // states the runtime state of each deployment.
 func buildSnapshot(d snapshotData, providers map[int64]*provider, states *memberStates) *snapshot {
 	s := &snapshot{
-		pools:     make(map[string]*pool),
-		keys:      make(map[string]*virtualKey, len(d.keys)),
-		settings:  make(map[string]models.PoolSetting, len(d.settings)),
-		fallbacks: make(map[string]map[string][]string),
+		catalog:  catalog.New(d.deployments, d.fallbacks),
+		keys:     make(map[string]*virtualKey, len(d.keys)),
+		settings: make(map[string]models.PoolSetting, len(d.settings)),
 	}
 	for _, ps := range d.settings {
 		s.settings[ps.PublicName] = ps
 	}
-	s.addPools(d.deployments, providers, states)
-	for _, p := range s.names {
-		p.settings = newPoolSettings(s.settings[p.name])
+	for _, cp := range s.catalog.Pools() {
+		p := &pool{Pool: cp, settings: newPoolSettings(s.settings[cp.Name])}
+		for _, e := range cp.Members {
+			p.members = append(p.members, newMember(e, providers[e.ProviderID], states.get(e.ID)))
+		}
+		s.pools = append(s.pools, p)
 	}
 	for i := range d.keys {
 		k := newVirtualKey(&d.keys[i])
 		s.keys[d.keys[i].KeyHash] = k
 	}
-	for _, f := range d.fallbacks {
-		if s.fallbacks[f.PublicName] == nil {
-			s.fallbacks[f.PublicName] = make(map[string][]string)
-		}
-		s.fallbacks[f.PublicName][f.Kind] = append(s.fallbacks[f.PublicName][f.Kind], f.Target)
-	}
 	return s
-}
-
-func (s *snapshot) addPools(ds []models.Deployment, providers map[int64]*provider, states *memberStates) {
-	for i := range ds {
-		d := &ds[i]
-		if !d.Enabled {
-			continue
-		}
-		p := s.pools[d.PublicName]
-		if p == nil {
-			p = newPool(d)
-			s.pools[d.PublicName] = p
-			s.names = append(s.names, p)
-		}
-		p.created = min(p.created, d.CreatedAt.Unix())
-		p.members = append(p.members, newMember(d, providers[d.ProviderID], states.get(d.ID)))
-	}
-	for name, p := range s.pools {
-		if p.wildcard {
-			s.wildcards = append(s.wildcards, p)
-			// Exact lookups must never see a pattern: "openai/*" is not a model.
-			delete(s.pools, name)
-		}
-	}
-	slices.SortFunc(s.wildcards, func(a, b *pool) int {
-		return cmp.Or(cmp.Compare(len(b.prefix), len(a.prefix)), strings.Compare(a.name, b.name))
-	})
-	slices.SortFunc(s.names, func(a, b *pool) int { return strings.Compare(a.name, b.name) })
-}
-
-func newPool(d *models.Deployment) *pool {
-	p := &pool{name: d.PublicName, wildcard: d.IsWildcard(), created: d.CreatedAt.Unix()}
-	if p.wildcard {
-		p.prefix = strings.TrimSuffix(d.PublicName, "*")
-	}
-	return p
 }
 
 func newMember(d *models.Deployment, p *provider, st *memberState) *member {
@@ -166,6 +111,7 @@ func newMember(d *models.Deployment, p *provider, st *memberState) *member {
 		provider:      p,
 		state:         st,
 		cooldown:      -1,
+		weight:        catalog.Weight(d),
 	}
 	if p != nil { // nil only in tests of the table alone
 		m.headers = newMemberHeaders(d.ID, d.UpstreamModel, p.name)
@@ -175,9 +121,6 @@ func newMember(d *models.Deployment, p *provider, st *memberState) *member {
 	}
 	if d.ContextWindow != nil {
 		m.contextWindow = *d.ContextWindow
-	}
-	if d.Weight != nil && *d.Weight > 0 {
-		m.weight = *d.Weight
 	}
 	if d.TimeoutSeconds != nil && *d.TimeoutSeconds > 0 {
 		m.timeout = time.Duration(*d.TimeoutSeconds) * time.Second
@@ -189,18 +132,13 @@ func newMember(d *models.Deployment, p *provider, st *memberState) *member {
 }
 
 // allPools returns every pool, wildcard routes included, by name.
-func (s *snapshot) allPools() []*pool { return s.names }
+func (s *snapshot) allPools() []*pool { return s.pools }
 
 // poolNamed returns the pool whose public name is exactly name ("anthropic/*"
 // for a wildcard route), or nil.
 func (s *snapshot) poolNamed(name string) *pool {
-	if p := s.pools[name]; p != nil {
-		return p
-	}
-	for _, p := range s.wildcards {
-		if p.name == name {
-			return p
-		}
+	if cp := s.catalog.Pool(name); cp != nil {
+		return s.pools[cp.Index]
 	}
 	return nil
 }

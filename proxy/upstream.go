@@ -47,7 +47,7 @@ func (s *Server) send(ctx context.Context, r *http.Request, p *provider, c *call
 	copyForwardedHeaders(req.Header, r.Header)
 	setUpstreamHeaders(req.Header, p, c.caller, r.Header)
 	// RoundTrip, not a Client: no redirects to follow with the key, no cookies.
-	resp, err := p.transport.RoundTrip(req)
+	resp, err := p.client.RoundTrip(req)
 	if err != nil {
 		return nil, fmt.Errorf("proxy: call %s: %w", p.name, err)
 	}

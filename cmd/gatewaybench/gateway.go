@@ -129,7 +129,7 @@ func seed(ctx context.Context, store *models.Store, upstream string) (string, er
 	// has: the gateway admits every request against them (in Redis with
 	// -redis-url), which is part of what a request costs.
 	budget, rpm := 1e9, 1_000_000_000
-	return store.CreateKey(ctx, &models.VirtualKey{Name: "gatewaybench", MaxBudgetUSD: &budget, RPMLimit: &rpm})
+	return store.CreateKey(ctx, &models.VirtualKey{Name: "gatewaybench", Budget: models.Budget{MaxBudgetUSD: &budget}, RateLimits: models.RateLimits{RPMLimit: &rpm}})
 }
 
 // waitLogged waits until the request-log writer has written (or dropped)

@@ -1,0 +1,23 @@
+package catalog
+
+// Fallbacks returns a public name's own fallback lists by kind (general,
+// context_window, content_policy), each in its order; nil when it has none.
+func (c *Catalog) Fallbacks(name string) map[string][]string { return c.fallbacks[name] }
+
+// FallbackTargets is the ordered list of the given kind that a request for
+// name falls back to: the name's own, else the wildcard route's it came
+// through, else the defaults under "*".
+func (c *Catalog) FallbackTargets(name, kind string) []string {
+	if kind == "" {
+		return nil
+	}
+	if ts := c.fallbacks[name][kind]; len(ts) > 0 {
+		return ts
+	}
+	if p, _, ok := c.Route(name); ok && p.Name != name {
+		if ts := c.fallbacks[p.Name][kind]; len(ts) > 0 {
+			return ts
+		}
+	}
+	return c.fallbacks[DefaultFallbacks][kind]
+}
