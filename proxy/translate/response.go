@@ -81,7 +81,7 @@ func chatCompletionAnswer(resp *messagesResponse, created int64) (chatResponseOu
 // tool_calls and function_call → tool_use, content_filter → refusal; a stop
 // with tool calls (some compatible servers) → tool_use. The id is the
 // upstream's with chatcmpl- replaced by msg_. reasoning_content, which
-// compatible servers send, is dropped, as in ChatToMessagesStream: an
+// compatible servers send, is dropped, as in messagesWriter: an
 // unsigned thinking block would get the conversation's next request to a
 // Claude model refused.
 func ChatResponseToMessages(body []byte) ([]byte, Usage, error) {

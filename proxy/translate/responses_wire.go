@@ -364,7 +364,7 @@ func (u *chatAnswerUsage) reasoningTokens() int64 {
 }
 
 // chatStreamChunk is a chunk as an upstream sends it, read by
-// ChatToResponsesStream.
+// chatReader.
 type chatStreamChunk struct {
 	ID      string             `json:"id"`
 	Model   string             `json:"model"`
@@ -391,11 +391,14 @@ func reasoningText(content string, alt json.RawMessage) string {
 	if content != "" {
 		return content
 	}
-	var s string
-	if len(alt) > 0 && alt[0] == '"' && json.Unmarshal(alt, &s) == nil {
-		return s
+	if len(alt) == 0 || alt[0] != '"' {
+		return ""
 	}
-	return ""
+	var s string // declared here, not above: it escapes, and most chunks have no reasoning
+	if json.Unmarshal(alt, &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // signedBlock is an Anthropic content block with what thinking blocks carry.
