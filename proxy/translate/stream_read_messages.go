@@ -60,7 +60,8 @@ func (r *messagesReader) read(name string, data []byte, st *streamState, evs []e
 		}
 		var ev anthropicEvent
 		if !r.signed && r.reader.readEvent(data, &ev) {
-			return r.event(evs, cmp.Or(name, ev.Type), signedEvent(&ev), st)
+			signed := signedEvent(&ev)
+			return r.event(evs, cmp.Or(name, ev.Type), &signed, st)
 		}
 	}
 	if !r.signed {
@@ -68,7 +69,8 @@ func (r *messagesReader) read(name string, data []byte, st *streamState, evs []e
 		if err := json.Unmarshal(data, &ev); err != nil {
 			return evs, fmt.Errorf("translate: anthropic %s event: %w", cmp.Or(name, "unnamed"), err)
 		}
-		return r.event(evs, cmp.Or(name, ev.Type), signedEvent(&ev), st)
+		signed := signedEvent(&ev)
+		return r.event(evs, cmp.Or(name, ev.Type), &signed, st)
 	}
 	var ev messagesStreamEvent
 	if err := json.Unmarshal(data, &ev); err != nil {
@@ -79,8 +81,8 @@ func (r *messagesReader) read(name string, data []byte, st *streamState, evs []e
 
 // signedEvent gives an event read without signatures in the shape of one
 // read with them.
-func signedEvent(ev *anthropicEvent) *messagesStreamEvent {
-	s := &messagesStreamEvent{anthropicEvent: *ev}
+func signedEvent(ev *anthropicEvent) messagesStreamEvent {
+	s := messagesStreamEvent{anthropicEvent: *ev}
 	if ev.ContentBlock != nil {
 		s.ContentBlock = &signedBlock{anthropicBlock: *ev.ContentBlock}
 	}
