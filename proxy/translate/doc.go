@@ -8,7 +8,11 @@
 // from the caller's request to the upstream's:
 //
 //   - ChatToMessages turns an OpenAI chat request into an Anthropic one;
-//     MessagesToChat does the reverse.
+//     MessagesToChat does the reverse. Each is one reader of the caller's
+//     protocol and one writer of the upstream's, with a neutral request
+//     between them (see request.go): readChatRequest,
+//     readMessagesRequest and readResponsesRequest; writeChatRequest and
+//     writeMessagesRequest.
 //   - MessagesResponseToChat turns an Anthropic answer into an OpenAI one for
 //     an OpenAI caller; ChatResponseToMessages does the reverse.
 //   - NewMessagesToChatStream reads Anthropic events and writes OpenAI

@@ -90,43 +90,6 @@ type responsesPart struct {
 	Filename string          `json:"filename"`
 }
 
-// responsesChatRequestOut is the OpenAI chat request ResponsesToChat writes:
-// chatRequestOut with tools that keep strict.
-type responsesChatRequestOut struct {
-	Model               string              `json:"model"`
-	Messages            []chatMessageOut    `json:"messages"`
-	MaxCompletionTokens *int64              `json:"max_completion_tokens,omitempty"`
-	Temperature         *float64            `json:"temperature,omitempty"`
-	TopP                *float64            `json:"top_p,omitempty"`
-	Stream              bool                `json:"stream,omitempty"`
-	StreamOptions       *chatStreamOptions  `json:"stream_options,omitempty"`
-	Tools               []responsesChatTool `json:"tools,omitempty"`
-	ToolChoice          any                 `json:"tool_choice,omitempty"`
-	ParallelToolCalls   *bool               `json:"parallel_tool_calls,omitempty"`
-	ReasoningEffort     string              `json:"reasoning_effort,omitempty"`
-	ResponseFormat      *chatResponseFormat `json:"response_format,omitempty"`
-	User                string              `json:"user,omitempty"`
-}
-
-type responsesChatTool struct {
-	Type     string                `json:"type"`
-	Function responsesChatFunction `json:"function"`
-}
-
-type responsesChatFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters"`
-	Strict      *bool           `json:"strict,omitempty"`
-}
-
-// messagesThinkingRequestOut is messagesRequestOut with thinking, which
-// ResponsesToMessages turns on for reasoning.effort.
-type messagesThinkingRequestOut struct {
-	messagesRequestOut
-	Thinking *anthropicThinking `json:"thinking,omitempty"`
-}
-
 // responsesObject is the Responses "response" object, in an answer and in
 // the stream's response.* lifecycle events. Members that only echo the
 // request (tools, instructions, temperature, …) are left out: the
