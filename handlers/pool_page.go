@@ -74,12 +74,12 @@ func (a *App) checkPoolPage(w http.ResponseWriter, r *http.Request) {
 		seeOther(w, r, poolURL(name))
 		return
 	}
-	a.renderPoolMembers(w, r, name, sum.String())
+	a.renderPoolMembers(w, r, name, func(poolStatusJSON) string { return sum.String() })
 }
 
 // renderPoolMembers answers htmx with the pool's member table and a line
-// saying what was just done.
-func (a *App) renderPoolMembers(w http.ResponseWriter, r *http.Request, name, done string) {
+// saying what was just done (told the pool's status, to name its members).
+func (a *App) renderPoolMembers(w http.ResponseWriter, r *http.Request, name string, done func(poolStatusJSON) string) {
 	st, err := a.poolStatus(r, name)
 	if err != nil {
 		a.pageError(w, r, err)
@@ -87,7 +87,7 @@ func (a *App) renderPoolMembers(w http.ResponseWriter, r *http.Request, name, do
 	}
 	vm := poolStatusPageOf(st, sessionFrom(r.Context()).csrfToken(), time.Now())
 	vm.Pin = a.poolPin(st, time.Now())
-	vm.Checked = done
+	vm.Checked = done(st)
 	w.Header().Add("Vary", "HX-Request")
 	a.render(w, r, http.StatusOK, views.PoolMembersPartial(vm))
 }
@@ -125,17 +125,22 @@ func (a *App) poolPin(st poolStatusJSON, now time.Time) *views.PoolPin {
 		if b.ModelName != st.PublicName {
 			continue
 		}
-		pin := &views.PoolPin{Until: formatTime(b.ExpiresAt), UntilISO: b.ExpiresAt.UTC().Format(time.RFC3339),
-			Left: formatDuration(b.ExpiresAt.Sub(now)), Manual: b.Manual, Member: fmt.Sprintf("member %d", b.DeploymentID),
+		return &views.PoolPin{Until: formatTime(b.ExpiresAt), UntilISO: b.ExpiresAt.UTC().Format(time.RFC3339),
+			Left: formatDuration(b.ExpiresAt.Sub(now)), Manual: b.Manual, Member: memberLabel(st, b.DeploymentID),
 			NotInEffect: b.NotInEffect}
-		for _, m := range st.Members {
-			if m.ID == b.DeploymentID {
-				pin.Member = m.Provider + " · " + m.UpstreamModel
-			}
-		}
-		return pin
 	}
 	return nil
+}
+
+// memberLabel names a pool member as the page shows it: provider and
+// upstream model.
+func memberLabel(st poolStatusJSON, id int64) string {
+	for _, m := range st.Members {
+		if m.ID == id {
+			return m.Provider + " · " + m.UpstreamModel
+		}
+	}
+	return fmt.Sprintf("member %d", id)
 }
 
 // endCooldownPage handles POST /pools/{public_name}/members/{id}/end-cooldown,
@@ -159,7 +164,9 @@ func (a *App) endCooldownPage(w http.ResponseWriter, r *http.Request) {
 		seeOther(w, r, poolURL(name))
 		return
 	}
-	a.renderPoolMembers(w, r, name, fmt.Sprintf("Cooldown of member %d ended: it gets traffic again.", id))
+	a.renderPoolMembers(w, r, name, func(st poolStatusJSON) string {
+		return "Cooldown of " + memberLabel(st, id) + " ended: it gets traffic again."
+	})
 }
 
 func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember {
@@ -179,6 +186,7 @@ func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember 
 	}
 	if m.Weight != nil {
 		v.Weight = formatNumber(*m.Weight)
+		v.Reserve = *m.Weight == 0
 	}
 	if m.PlannedShare > 0 && m.Share == 0 {
 		switch {

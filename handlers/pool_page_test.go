@@ -54,6 +54,7 @@ func TestPoolStatusPage(t *testing.T) {
 		b := e.entry(t, "gpt-4o", rateLimitedModel, ptr(3.0), true)
 		c := e.entry(t, "gpt-4o", "ok-c", nil, true)
 		e.entry(t, "gpt-4o", "ok-d", ptr(5.0), false)
+		e.entry(t, "gpt-4o", "ok-e", ptr(0.0), true)
 		e.entry(t, "openai/*", "*", nil, true)
 		e.reload(t)
 		// b answers 429 with retry-after 3600 and cools down.
@@ -99,14 +100,15 @@ func TestPoolStatusPage(t *testing.T) {
 			t.Errorf("loading the page called the upstream %d times", n)
 		}
 		rows := ppMembers(doc)
-		if len(rows) != 4 {
-			t.Fatalf("%d member rows, want 4 (the disabled one too)", len(rows))
+		if len(rows) != 5 {
+			t.Fatalf("%d member rows, want 5 (the disabled one too)", len(rows))
 		}
 		for model, want := range map[string][3]string{ // weight, planned, current
 			"ok-a":           {"1", "25%", "100%"},
 			rateLimitedModel: {"3", "75%", "0%"},
 			"ok-c":           {"unset", "0%", "0%"},
 			"ok-d":           {"5", "0%", "0%"},
+			"ok-e":           {"0", "0%", "0%"},
 		} {
 			r := rows[model]
 			got := [3]string{ppText(r, "member-weight"), ppText(r, "member-planned-share"), ppText(r, "member-share")}
@@ -116,6 +118,11 @@ func TestPoolStatusPage(t *testing.T) {
 		}
 		if testid(rows["ok-d"], "member-disabled").Length() != 1 {
 			t.Error("the disabled member is not marked")
+		}
+		for model, want := range map[string]int{"ok-e": 1, "ok-a": 0, "ok-c": 0} {
+			if got := testid(rows[model], "member-reserve").Length(); got != want {
+				t.Errorf("%s: %d reserve labels, want %d", model, got, want)
+			}
 		}
 		cooled := rows[rateLimitedModel]
 		if testid(cooled, "member-cooling").Length() != 1 ||
@@ -160,7 +167,7 @@ func TestPoolStatusPage(t *testing.T) {
 			t.Fatalf("end cooldown: %d\n%s", ended.Code, ended.Body)
 		}
 		after := parseHTML(t, ended)
-		if testid(ppMembers(after)[rateLimitedModel], "member-cooling").Length() != 0 || !strings.Contains(ppText(after.Selection, "check-summary"), "ended") {
+		if testid(ppMembers(after)[rateLimitedModel], "member-cooling").Length() != 0 || !strings.Contains(ppText(after.Selection, "check-summary"), rateLimitedModel+" ended") {
 			t.Errorf("after End cooldown: %s", ended.Body)
 		}
 		if pin := testid(after, "pool-pin"); pin.Length() != 1 || testid(pin, "pool-pin-not-in-effect").Length() != 0 {

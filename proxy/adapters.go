@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"gateway/proxy/translate"
+	"gateway/proxy/upstreamerr"
 )
 
 // streamAdapter turns the upstream's SSE events into the caller's, one at a
@@ -215,7 +216,7 @@ func eventName(ev []byte) string {
 
 // upstreamErrorMessage is the message of an error object in either protocol.
 func upstreamErrorMessage(data []byte) string {
-	if e := parseUpstreamError(data); e.Message != "" {
+	if e := upstreamerr.Read(0, data); e.Message != "" {
 		return "upstream error event: " + e.Message
 	}
 	return "upstream error event"

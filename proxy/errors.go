@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"gateway/proxy/upstreamerr"
 )
 
 // msgNoDeployments is the seed's wording for "nothing can serve this model";
@@ -168,7 +170,7 @@ type errorDetail struct {
 func (e *apiError) body(p protocol) []byte {
 	var v any = errorBody{Error: errorDetail{Message: e.Message, Type: e.Type, Code: e.Code}}
 	if p == protoAnthropic {
-		v = anthropicErrorBody{Type: "error", Error: anthropicErrorDetail{Type: anthropicErrorType(e.Status), Message: e.Message}}
+		v = anthropicErrorBody{Type: "error", Error: anthropicErrorDetail{Type: upstreamerr.AnthropicType(e.Status), Message: e.Message}}
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -187,33 +189,6 @@ type anthropicErrorBody struct {
 type anthropicErrorDetail struct {
 	Type    string `json:"type"`
 	Message string `json:"message"`
-}
-
-// anthropicErrorType is Anthropic's error type for an HTTP status, as its
-// documentation lists them.
-func anthropicErrorType(status int) string {
-	switch status {
-	case http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusMethodNotAllowed:
-		return "invalid_request_error"
-	case http.StatusUnauthorized:
-		return "authentication_error"
-	case http.StatusForbidden:
-		return "permission_error"
-	case http.StatusNotFound:
-		return "not_found_error"
-	case http.StatusRequestEntityTooLarge:
-		return "request_too_large"
-	case http.StatusTooManyRequests:
-		return "rate_limit_error"
-	case 529:
-		return "overloaded_error"
-	case http.StatusGatewayTimeout:
-		return "timeout_error"
-	}
-	if status >= 400 && status < 500 {
-		return "invalid_request_error"
-	}
-	return "api_error"
 }
 
 // writeError answers with e in protocol p's shape.

@@ -2,15 +2,13 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/upstreamerr"
 )
 
 // failure is why one attempt, or a whole pool, did not serve the request, and
@@ -21,6 +19,11 @@ type failure struct {
 	trigger  cooldownTrigger
 	// retry: another member of the same pool may do better.
 	retry bool
+	// retrySame: the member that failed may do better after a wait: it was
+	// rate-limited, overloaded or unreachable. Anything else (the request
+	// refused, a prompt too long for it, its provider misconfigured or
+	// refusing the gateway's key) would only come again.
+	retrySame bool
 	// kind selects the fallback list; "" is the caller's own error, which no
 	// other pool would answer differently.
 	kind       string
@@ -46,40 +49,73 @@ const (
 type upstreamAnswer struct {
 	status      int
 	contentType string
-	retryAfter  string
+	header      http.Header
 	body        []byte
 }
 
-// classifyAnswer judges an upstream's error answer from provider p.
-func classifyAnswer(a *upstreamAnswer, p *provider, now time.Time) *failure {
-	e := parseUpstreamError(a.body)
-	f := &failure{upstream: a, status: a.status, kind: models.FallbackGeneral, retryAfter: parseRetryAfter(a.retryAfter, now),
-		err: &apiError{Status: a.status, Type: cmpStr(e.Type, typeServer), Code: cmpStr(e.Code, "upstream_error"),
-			Message: cmpStr(e.Message, fmt.Sprintf("upstream answered %d", a.status))}}
-	switch {
-	case a.status == http.StatusUnauthorized, a.status == http.StatusForbidden:
+// classifyAnswer judges an upstream's error answer from provider p by e, what
+// the one classifier read in the upstream's own bytes, before a.body was
+// reshaped for the caller: the same upstream error routes the same way
+// whether or not the call was translated.
+func classifyAnswer(a *upstreamAnswer, e upstreamerr.Error, p *provider) *failure {
+	f := failureOf(e, a.status)
+	if e.Kind == upstreamerr.Auth {
 		// The provider refused the gateway's key: the caller's key was fine,
 		// so the caller must not see a 401, nor the upstream's text, which
 		// may quote part of the provider key.
-		f.upstream, f.retry = nil, true
 		f.err = errProviderAuth(p, a.status)
-		if a.status == http.StatusUnauthorized {
-			f.trigger = coolNow
-		}
-	case a.status == http.StatusTooManyRequests, a.status == http.StatusNotFound,
-		a.status == http.StatusRequestTimeout:
-		f.trigger, f.retry = coolNow, true
-	case a.status >= 500:
-		f.trigger, f.retry = countFailure, true
-	case e.contextWindowExceeded():
-		// Another member may have a longer window; no member is to blame.
-		f.kind, f.retry = models.FallbackContextWindow, true
-	case e.contentPolicy():
-		f.kind = models.FallbackContentPolicy
-	default:
-		f.kind = "" // the caller's bad request: the same everywhere
+		return f
 	}
+	f.upstream, f.err = a, shownError(a)
 	return f
+}
+
+// failureOf is what the router may do about an upstream error of status
+// (0 for an error event in a stream) that the classifier read as e.
+func failureOf(e upstreamerr.Error, status int) *failure {
+	return &failure{status: status, kind: fallbackKind(e.Kind), retryAfter: e.RetryAfter,
+		trigger: cooldownTriggerOf(status, e.Kind), retrySame: e.RetrySame(),
+		// Another member may have a longer window, or may not be rate
+		// limited or failing; content refused and the caller's own mistake
+		// would be answered the same by any.
+		retry: e.Kind != upstreamerr.ContentPolicy && e.Kind != upstreamerr.Caller}
+}
+
+// fallbackKind is the fallback list an upstream error calls for; "" for
+// the caller's own error, which no other pool would answer differently.
+func fallbackKind(k upstreamerr.Kind) string {
+	switch k {
+	case upstreamerr.ContextWindow:
+		return models.FallbackContextWindow
+	case upstreamerr.ContentPolicy:
+		return models.FallbackContentPolicy
+	case upstreamerr.Caller:
+		return ""
+	}
+	return models.FallbackGeneral
+}
+
+// cooldownTriggerOf is the design's list (Routing 5): 429, 401, 404 and 408
+// set the member aside at once, 5xx count towards allowed_fails, and
+// anything else is no fault of the member's.
+func cooldownTriggerOf(status int, k upstreamerr.Kind) cooldownTrigger {
+	switch {
+	case status == http.StatusTooManyRequests, status == http.StatusUnauthorized,
+		status == http.StatusNotFound, status == http.StatusRequestTimeout:
+		return coolNow
+	case k == upstreamerr.Upstream:
+		return countFailure
+	}
+	return noTrigger
+}
+
+// shownError is the upstream's error as the caller is told it when it is
+// not relayed as is: in the words of the answer already in the caller's
+// shape.
+func shownError(a *upstreamAnswer) *apiError {
+	e := upstreamerr.Read(a.status, a.body)
+	return &apiError{Status: a.status, Type: cmpStr(e.Type, typeServer), Code: cmpStr(e.Code, "upstream_error"),
+		Message: cmpStr(e.Message, fmt.Sprintf("upstream answered %d", a.status))}
 }
 
 // callFailure judges an upstream call that produced no answer.
@@ -87,7 +123,7 @@ func callFailure(ctx, callerCtx context.Context, p *provider, err error, timeout
 	if callerCtx.Err() != nil {
 		return clientGoneFailure()
 	}
-	f := &failure{trigger: countFailure, retry: true, kind: models.FallbackGeneral}
+	f := &failure{trigger: countFailure, retry: true, retrySame: true, kind: models.FallbackGeneral}
 	if errors.Is(context.Cause(ctx), errUpstreamTimeout) {
 		f.err = errUpstreamTimedOut(p, timeout)
 	} else {
@@ -100,72 +136,6 @@ func clientGoneFailure() *failure { return &failure{err: asAPIError(errClientGon
 
 // clientGone reports whether the failure is the caller hanging up.
 func (f *failure) clientGone() bool { return errors.Is(f.err, errClientGone) }
-
-// mayPass reports whether the member that failed may do better after a wait:
-// it was rate-limited, overloaded or unreachable. Anything else (the
-// request refused, a prompt too long for it, its provider misconfigured)
-// would only come again.
-func (f *failure) mayPass() bool { return f.retry && f.trigger != noTrigger }
-
-// upstreamError is the error object of either protocol's error shape:
-// OpenAI's {"error":{"message","type","code"}} and Anthropic's
-// {"type":"error","error":{"type","message"}}.
-type upstreamError struct {
-	Message string `json:"message"`
-	Type    string `json:"type"`
-	Code    string `json:"-"`
-}
-
-func parseUpstreamError(body []byte) upstreamError {
-	var v struct {
-		Error struct {
-			Message string          `json:"message"`
-			Type    string          `json:"type"`
-			Code    json.RawMessage `json:"code"` // a string, a number or null
-		} `json:"error"`
-	}
-	if json.Unmarshal(body, &v) != nil {
-		return upstreamError{}
-	}
-	e := upstreamError{Message: v.Error.Message, Type: v.Error.Type}
-	if err := json.Unmarshal(v.Error.Code, &e.Code); err != nil {
-		e.Code = strings.Trim(string(v.Error.Code), `"`)
-	}
-	return e
-}
-
-// contextWindowExceeded: OpenAI's code context_length_exceeded, Anthropic's
-// "prompt is too long".
-func (e upstreamError) contextWindowExceeded() bool {
-	msg := strings.ToLower(e.Message)
-	return e.Code == "context_length_exceeded" || strings.Contains(msg, "prompt is too long") ||
-		strings.Contains(msg, "maximum context length")
-}
-
-// contentPolicy: the upstream refused the content.
-func (e upstreamError) contentPolicy() bool {
-	return e.Code == "content_policy_violation" || e.Code == "content_filter" ||
-		e.Type == "content_policy_violation"
-}
-
-// parseRetryAfter reads integer seconds or an HTTP-date. There is no upper
-// bound: a provider that says "come back in 309788 s" means it.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs <= 0 || secs > 1e9 {
-			return 0
-		}
-		return time.Duration(secs * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
-	}
-	return 0
-}
 
 func cmpStr(v, def string) string {
 	if v == "" {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"gateway/proxy/upstreamerr"
 )
 
 // checkTimeout bounds one live check (design: 30 s).
@@ -81,7 +83,7 @@ func checkMember(ctx context.Context, m *member) CheckResult {
 	start := time.Now()
 	status, body, err := callCheck(ctx, m, "max_tokens")
 	if err == nil && status == http.StatusBadRequest && p.protocol == protoOpenAI &&
-		strings.Contains(parseUpstreamError(body).Message, "max_completion_tokens") {
+		strings.Contains(upstreamerr.Read(status, body).Message, "max_completion_tokens") {
 		// OpenAI's reasoning models refuse max_tokens and name the field
 		// they want instead: a healthy member must not fail for that.
 		start = time.Now()
@@ -145,10 +147,7 @@ func callError(ctx context.Context, err error) string {
 // own message (either protocol's error shape), or the start of its body.
 // An upstream that refuses a key may quote it, or part of it: that is masked.
 func answerError(p *provider, status int, body []byte) string {
-	msg := parseUpstreamError(body).Message
-	if msg == "" {
-		msg = strings.Join(strings.Fields(string(body)), " ")
-	}
+	msg := strings.Join(strings.Fields(upstreamerr.Read(status, body).Message), " ")
 	out := fmt.Sprintf("HTTP %d", status)
 	if msg != "" {
 		out += ": " + msg

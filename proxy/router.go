@@ -172,7 +172,7 @@ func (rq *routing) nextMember(rt route, tried []int64, last *failure, backoffs *
 	if m := rq.pick(rt, tried, now); m != nil {
 		return m, nil
 	}
-	if last != nil && !last.mayPass() {
+	if last != nil && !last.retrySame {
 		return nil, nil // asked again, a tried member would answer the same
 	}
 	if rt.pool.allCoolingDown(now) {
@@ -422,7 +422,7 @@ func (rq *routing) writeFailure(first, last *failure, tried []string) {
 		h.Set("Retry-After", strconv.FormatInt(int64(math.Ceil(first.retryAfter.Seconds())), 10))
 	}
 	if first.upstream != nil && len(tried) == 0 {
-		rq.relayAnswer(first.upstream)
+		rq.relayAnswer(first)
 		return
 	}
 	e := *first.err
@@ -432,20 +432,20 @@ func (rq *routing) writeFailure(first, last *failure, tried []string) {
 	rq.s.fail(w, x, &e)
 }
 
-// relayAnswer sends an upstream's error answer on unchanged.
-func (rq *routing) relayAnswer(a *upstreamAnswer) {
+// relayAnswer sends the upstream's error answer of f on unchanged.
+func (rq *routing) relayAnswer(f *failure) {
+	a := f.upstream
 	h := rq.w.Header()
 	if a.contentType != "" {
 		h.Set("Content-Type", a.contentType)
 	}
-	if a.retryAfter != "" {
-		h.Set("Retry-After", a.retryAfter)
+	if v := a.header.Get("Retry-After"); v != "" {
+		h.Set("Retry-After", v)
 	}
 	h.Set("Content-Length", strconv.Itoa(len(a.body)))
 	rq.w.WriteHeader(a.status)
 	rq.x.wrote(rq.s.now())
 	rq.x.row.Status = a.status
-	e := parseUpstreamError(a.body)
-	rq.x.row.Error = fmt.Sprintf("upstream %d: %s", a.status, e.Message)
+	rq.x.row.Error = fmt.Sprintf("upstream %d: %s", a.status, f.err.Message)
 	rq.w.Write(a.body) //nolint:errcheck // the caller may be gone; nothing left to tell it
 }

@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -60,9 +61,11 @@ func newRouterEnv(t *testing.T) (*env, *fakeClock) {
 // reply is a scripted upstream answer for one upstream model; the zero reply
 // is the default success.
 type reply struct {
-	status     int
-	retryAfter string
-	body       string
+	status       int
+	retryAfter   string
+	retryAfterMs string
+	contentType  string // application/json unless set
+	body         string
 }
 
 // script makes the fake upstream answer by the upstream model asked for.
@@ -80,11 +83,14 @@ func (e *env) script(replies map[string]reply) {
 		if rp.retryAfter != "" {
 			w.Header().Set("Retry-After", rp.retryAfter)
 		}
+		if rp.retryAfterMs != "" {
+			w.Header().Set("Retry-After-Ms", rp.retryAfterMs)
+		}
 		body := rp.body
 		if body == "" {
 			body = fmt.Sprintf(`{"error":{"message":"scripted %d","type":"server_error","param":null,"code":null}}`, rp.status)
 		}
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Type", cmp.Or(rp.contentType, "application/json"))
 		w.WriteHeader(rp.status)
 		io.WriteString(w, body)
 	})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/upstreamerr"
 )
 
 // streamCall makes a streaming call and relays the answer event by event.
@@ -209,9 +210,10 @@ func firstEventFailure(ev []byte) *failure {
 	if eventName(ev) != "error" {
 		return nil
 	}
-	return &failure{trigger: countFailure, retry: true, kind: models.FallbackGeneral,
-		err: &apiError{Status: http.StatusBadGateway, Type: typeServer, Code: "upstream_error",
-			Message: upstreamErrorMessage(eventData(ev))}}
+	f := failureOf(upstreamerr.Read(0, eventData(ev)), 0)
+	f.err = &apiError{Status: http.StatusBadGateway, Type: typeServer, Code: "upstream_error",
+		Message: upstreamErrorMessage(eventData(ev))}
+	return f
 }
 
 // startCallerStream sends the caller the stream's headers: from here on the

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/upstreamerr"
 )
 
 // Default upstream timeouts (design, "Limits and timeouts"). A member's own
@@ -92,7 +93,7 @@ func readAnswer(resp *http.Response) (*upstreamAnswer, error) {
 		return nil, fmt.Errorf("proxy: read upstream answer: %w", err)
 	}
 	return &upstreamAnswer{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"),
-		retryAfter: resp.Header.Get("Retry-After"), body: body}, nil
+		header: resp.Header, body: body}, nil
 }
 
 // deliver hands a complete answer to the caller in its protocol, or judges
@@ -101,16 +102,19 @@ func readAnswer(resp *http.Response) (*upstreamAnswer, error) {
 // exists to try instead.
 func (rq *routing) deliver(a *upstreamAnswer, c *callPlan) *failure {
 	if a.status >= 400 {
+		// Classified before the reshaping, which may drop what tells the
+		// kinds apart (an OpenAI code has no place in Anthropic's shape).
+		e := upstreamerr.Classify(a.status, a.header, a.body, rq.s.now())
 		a.body = c.errorBody(a.status, a.body)
 		a.contentType = "application/json"
-		return classifyAnswer(a, rq.x.member.provider, rq.s.now())
+		return classifyAnswer(a, e, rq.x.member.provider)
 	}
 	if contentFiltered(a.body, c.upstream) && len(rq.fallbackTargets(rq.current, models.FallbackContentPolicy)) > 0 {
 		return &failure{kind: models.FallbackContentPolicy, err: errContentFiltered()}
 	}
 	body, u, err := c.answer(a.body)
 	if err != nil {
-		return &failure{trigger: countFailure, retry: true, kind: models.FallbackGeneral,
+		return &failure{trigger: countFailure, retry: true, retrySame: true, kind: models.FallbackGeneral,
 			err: errUpstreamInvalid(rq.x.member.provider, err)}
 	}
 	x, w := rq.x, rq.w

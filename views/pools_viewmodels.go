@@ -133,10 +133,13 @@ type PoolStatusMember struct {
 	Enabled       bool
 	Weight        string
 	WeightUnset   bool
-	PlannedShare  string
-	PlannedFrac   float64
-	Share         string
-	ShareFrac     float64
+	// Reserve: the weight is explicitly 0, so the member is picked only
+	// while every member with a weight above 0 is out.
+	Reserve      bool
+	PlannedShare string
+	PlannedFrac  float64
+	Share        string
+	ShareFrac    float64
 	// OutBecause says why a member that planned traffic gets none now:
 	// "cooling down", "last check failed".
 	OutBecause  string

@@ -22,16 +22,7 @@ import (
 func TestBrowserAttentionAndEndCooldown(t *testing.T) {
 	ctx := browserContext(t)
 	g, _ := startGateway(t, testConfig("", t.TempDir()))
-	limited, _ := scriptedUpstream(t, http.StatusTooManyRequests, "309788", 0)
-	healthy := newFakeOpenAI(t)
-	for _, m := range []struct {
-		name, url string
-		weight    float64
-	}{{"limited", limited.URL, 1}, {"healthy", healthy.URL, 0}} {
-		id := addProvider(t, g, m.name, m.url)
-		mustAPI(t, g, "POST", "/api/models", map[string]any{"public_name": "quota", "provider_id": id,
-			"upstream_model": m.name + "-model", "weight": m.weight}, http.StatusCreated)
-	}
+	addQuotaPool(t, g, nil)
 	key := mustAPI(t, g, "POST", "/api/keys", map[string]any{"name": "attention"}, http.StatusCreated)["key"].(string)
 	client := sdk(g, key)
 	p := chatParams()

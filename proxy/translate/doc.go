@@ -1,8 +1,9 @@
 // Package translate converts between the OpenAI Chat Completions API and the
 // Anthropic Messages API: requests, answers, error bodies and SSE streams,
 // both ways. It does no I/O, keeps no package state and imports only the
-// standard library, so the proxy can call it on the hot path and tests can
-// call it without a server.
+// standard library and upstreamerr (which reads and classifies upstream
+// errors for it as for the router), so the proxy can call it on the hot path
+// and tests can call it without a server.
 //
 // Names say the direction, from the upstream's protocol to the caller's or
 // from the caller's request to the upstream's:
@@ -20,8 +21,9 @@
 //     Anthropic events. Each is a Stream: one reader of the upstream's
 //     protocol and one writer of the caller's, with neutral events between
 //     them (see stream.go).
-//   - ErrorToChat and ErrorToMessages reshape an upstream error body;
-//     ClassifyError tells the fallback kinds apart.
+//   - ErrorToChat and ErrorToMessages reshape an upstream error body, read
+//     by the gateway's one classifier, package upstreamerr; so is an error
+//     event inside a stream.
 //
 // The OpenAI Responses API (Codex speaks only it) is a third caller
 // protocol, translated one way: ResponsesToChat and ResponsesToMessages turn

@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"gateway/proxy/upstreamerr"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata from the code's output")
@@ -63,7 +65,8 @@ func responseOutcome(body []byte, u Usage, err error) ([]byte, error) {
 }
 
 // TestGoldenErrors: testdata/errors hold {"status", "body"} (a string body
-// is sent as its raw text) and every function of errors.go applied to it.
+// is sent as its raw text), the kind the gateway's classifier reads in it,
+// and its reshaping into either protocol.
 func TestGoldenErrors(t *testing.T) {
 	runGolden(t, "errors", ".in.json", ".out.json", func(in []byte) ([]byte, error) {
 		var c struct {
@@ -79,7 +82,7 @@ func TestGoldenErrors(t *testing.T) {
 			body = []byte(text)
 		}
 		return json.Marshal(map[string]any{
-			"class":       ClassifyError(c.Status, body).String(),
+			"kind":        upstreamerr.Read(c.Status, body).Kind,
 			"to_chat":     json.RawMessage(ErrorToChat(c.Status, body)),
 			"to_messages": json.RawMessage(ErrorToMessages(c.Status, body)),
 		})

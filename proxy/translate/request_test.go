@@ -165,27 +165,6 @@ func isRequestError(err error) bool {
 	return errors.As(err, &re) && re.Message != ""
 }
 
-func TestClassifyError(t *testing.T) {
-	for _, c := range []struct {
-		status int
-		body   string
-		want   ErrorClass
-	}{
-		{200, `{"error":{"code":"context_length_exceeded"}}`, ErrorGeneral},
-		{400, `{"error":{"message":"x","code":"context_length_exceeded"}}`, ErrorContextWindow},
-		{400, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208310 tokens > 200000 maximum"}}`, ErrorContextWindow},
-		{413, `{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}}`, ErrorGeneral},
-		{400, `{"error":{"message":"blocked","code":"content_policy_violation"}}`, ErrorContentPolicy},
-		{400, `{"error":{"message":"filtered","code":"content_filter"}}`, ErrorContentPolicy},
-		{429, `{"error":{"message":"slow down","code":"rate_limit_exceeded"}}`, ErrorGeneral},
-		{500, `garbage`, ErrorGeneral},
-	} {
-		if got := ClassifyError(c.status, []byte(c.body)); got != c.want {
-			t.Errorf("ClassifyError(%d, %s) = %v, want %v", c.status, c.body, got, c.want)
-		}
-	}
-}
-
 // TestMessagesToChatErrorParams: a refused request names the part at
 // fault, at every depth (the names are built only for errors).
 func TestMessagesToChatErrorParams(t *testing.T) {

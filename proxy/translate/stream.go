@@ -1,5 +1,7 @@
 package translate
 
+import "gateway/proxy/upstreamerr"
+
 // A translated stream is one reader of the upstream's events and one writer
 // of the caller's, with neutral events between them: the reader turns each
 // upstream event into zero or more events (text, reasoning, a tool call's
@@ -51,10 +53,11 @@ type event struct {
 	failure   *streamFailure
 }
 
-// streamFailure is an upstream's error event: detail as the reader's
-// protocol words it, and the *StreamError returned to the gateway.
+// streamFailure is an upstream's error event: detail as the gateway's one
+// classifier reads it (package upstreamerr), and the *StreamError returned
+// to the gateway.
 type streamFailure struct {
-	detail upstreamError
+	detail upstreamerr.Error
 	err    *StreamError
 }
 

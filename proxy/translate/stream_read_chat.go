@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+
+	"gateway/proxy/upstreamerr"
 )
 
 // chatReader reads an OpenAI chat completion stream into neutral events.
@@ -139,7 +141,7 @@ func chatStop(finish string) stopKind {
 
 // chatStreamFailure reads a chunk's error.
 func chatStreamFailure(raw json.RawMessage) event {
-	e := readErrorDetail(raw)
+	e := upstreamerr.ReadObject(raw)
 	se := &StreamError{Type: cmp.Or(e.Type, e.Code, "api_error"), Message: cmp.Or(e.Message, "the upstream reported an error")}
 	return event{kind: evError, failure: &streamFailure{detail: e, err: se}}
 }

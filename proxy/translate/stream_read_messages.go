@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+
+	"gateway/proxy/upstreamerr"
 )
 
 // messagesReader reads an Anthropic Messages event stream into neutral
@@ -259,5 +261,5 @@ func (r *messagesReader) upstreamError(e *anthropicErrorDetail) event {
 	if e != nil {
 		se.Type, se.Message = cmp.Or(e.Type, se.Type), cmp.Or(e.Message, se.Message)
 	}
-	return event{kind: evError, failure: &streamFailure{detail: upstreamError{Type: se.Type, Message: se.Message}, err: se}}
+	return event{kind: evError, failure: &streamFailure{detail: upstreamerr.Event(se.Type, "", se.Message), err: se}}
 }

@@ -1,8 +1,9 @@
 package translate
 
 import (
-	"strings"
 	"time"
+
+	"gateway/proxy/upstreamerr"
 )
 
 // chatWriter writes neutral events as OpenAI chat.completion.chunk events.
@@ -124,7 +125,7 @@ func (w *chatWriter) fail(out []byte, message string, _ *streamState) []byte {
 // upstreamError writes the upstream's error in OpenAI's shape.
 func (w *chatWriter) upstreamError(out []byte, f *streamFailure, _ *streamState) []byte {
 	typ, code := chatErrorType(f.detail.Type, 0)
-	if saysContextWindow(strings.ToLower(f.err.Message)) {
+	if f.detail.Kind == upstreamerr.ContextWindow {
 		typ, code = "invalid_request_error", "context_length_exceeded"
 	}
 	return append(out, chatErrorEvent(f.err.Message, typ, code)...)

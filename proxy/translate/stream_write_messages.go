@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"gateway/proxy/upstreamerr"
 )
 
 // messagesWriter writes neutral events as Anthropic Messages events.
@@ -140,7 +142,7 @@ func (w *messagesWriter) fail(out []byte, message string, _ *streamState) []byte
 func (w *messagesWriter) upstreamError(out []byte, f *streamFailure, _ *streamState) []byte {
 	e := f.detail
 	typ, message := anthropicTypeFromChat(e.Type, e.Code), f.err.Message
-	if classify(500, e) == ErrorContextWindow && !strings.Contains(strings.ToLower(message), "prompt is too long") {
+	if e.Kind == upstreamerr.ContextWindow && !strings.Contains(strings.ToLower(message), "prompt is too long") {
 		typ, message = "invalid_request_error", "prompt is too long: "+message
 	}
 	return appendMessagesEvent(out, "error", anthropicErrorEvent{Type: "error",

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"gateway/proxy/upstreamerr"
 )
 
 // responsesWriter writes neutral events as a Responses event stream (for
@@ -410,10 +412,10 @@ func (p *streamPart) value() any {
 // responsesErrorCode gives the code of a failed response for an upstream
 // error inside a stream, from its type, code and message: the codes Codex
 // acts on where they apply, server_error (which it retries) otherwise.
-func responsesErrorCode(e upstreamError) string {
+func responsesErrorCode(e upstreamerr.Error) string {
 	both := strings.ToLower(e.Type + " " + e.Code)
 	switch {
-	case classify(500, e) == ErrorContextWindow:
+	case e.Kind == upstreamerr.ContextWindow:
 		return "context_length_exceeded"
 	case strings.Contains(both, "rate_limit"):
 		return "rate_limit_exceeded"

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"gateway/proxy/upstreamerr"
 )
 
 // Validators of what the converters write, used by the stream tests and the
@@ -58,7 +60,7 @@ func (r *chatResult) add(data []byte) error {
 		return fmt.Errorf("chunk is not JSON of the right shape: %v: %s", err, data)
 	}
 	if c.Error != nil {
-		r.Error = readErrorDetail(c.Error).Message
+		r.Error = upstreamerr.ReadObject(c.Error).Message
 		return nil
 	}
 	if c.Object != "chat.completion.chunk" || c.ID == "" || c.Choices == nil {
