@@ -15,7 +15,11 @@
 //     readMessagesRequest and readResponsesRequest; writeChatRequest and
 //     writeMessagesRequest.
 //   - MessagesResponseToChat turns an Anthropic answer into an OpenAI one for
-//     an OpenAI caller; ChatResponseToMessages does the reverse.
+//     an OpenAI caller; ChatResponseToMessages does the reverse. Each is
+//     one reader of the upstream's protocol and one writer of the caller's,
+//     with a neutral answer between them (see answer.go): readChatAnswer
+//     and readMessagesAnswer; writeChatAnswer, writeMessagesAnswer and
+//     writeResponsesAnswer.
 //   - NewMessagesToChatStream reads Anthropic events and writes OpenAI
 //     chunks; NewChatToMessagesStream reads OpenAI chunks and writes
 //     Anthropic events. Each is a Stream: one reader of the upstream's

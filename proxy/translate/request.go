@@ -112,12 +112,14 @@ const (
 	partImage                        // an image by URL, a data URL for inline data
 	partFile                         // an inline file (a PDF): data URL and name
 	partDocumentText                 // a plain-text document: its text
-	partThinking                     // an Anthropic thinking block to send back as is
+	partThinking                     // an Anthropic thinking block to send back as is; in an answer, the text and signature
 	partCall                         // a tool call: id, name, arguments (JSON text)
 	partToolResult                   // a tool result in a user turn; its content is the n parts after it
+	partRefusal                      // an answer's refusal: its text
+	partRedacted                     // an answer's redacted thinking: its data in signature
 )
 
-// part is a piece of a message's content.
+// part is a piece of a message's content, or of an answer (see answer).
 type part struct {
 	kind     partKind
 	asString bool   // partToolResult: content given as a plain string
@@ -126,7 +128,10 @@ type part struct {
 	id       string // partCall, partToolResult: the call's id
 	name     string // partCall: the tool; partFile: the file name
 	block    json.RawMessage
-	param    string // where it was read, for errors; "" where no writer refuses it
+	// signature is an answer's thinking's signature, or its redacted
+	// thinking's data (a request's thinking keeps its block whole).
+	signature string
+	param     string // where it was read, for errors; "" where no writer refuses it
 }
 
 // tool is a function the model may call.

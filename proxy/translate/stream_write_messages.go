@@ -115,18 +115,9 @@ func (w *messagesWriter) finish(out []byte, st *streamState) []byte {
 	}{"message_stop"})
 }
 
-// stopReason gives Anthropic's stop_reason: a turn that ended otherwise
-// ended for the tools it called, or the refusal it gave.
+// stopReason gives Anthropic's stop_reason (see anthropicStopReason).
 func (w *messagesWriter) stopReason(stop stopKind) string {
-	switch {
-	case stop == stopLength:
-		return "max_tokens"
-	case stop == stopTool || w.calledTools && stop == stopEnd:
-		return "tool_use"
-	case stop == stopRefusal || w.refused:
-		return "refusal"
-	}
-	return "end_turn"
+	return anthropicStopReason(stop, w.calledTools, w.refused)
 }
 
 // fail writes an Anthropic error event
