@@ -1,6 +1,9 @@
 package translate
 
-import "bytes"
+import (
+	"bytes"
+	"strconv"
+)
 
 // marshalChatRequest writes req as marshal(req) would, by hand (see
 // fastrequest_writer.go): encoding/json's reflection costs a third of a
@@ -37,6 +40,10 @@ func appendChatTools(b []byte, tools []chatTool) []byte {
 		if len(t.Function.Parameters) > 0 {
 			b = append(b, `,"parameters":`...)
 			b = appendCompactValid(b, t.Function.Parameters)
+		}
+		if t.Function.Strict != nil {
+			b = append(b, `,"strict":`...)
+			b = strconv.AppendBool(b, *t.Function.Strict)
 		}
 		b = append(b, "}}"...)
 	}

@@ -59,6 +59,7 @@ type chatFunction struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	Strict      *bool           `json:"strict,omitempty"`
 }
 
 type chatToolCall struct {
@@ -238,26 +239,4 @@ type chatToolDelta struct {
 type chatFunctionDelta struct {
 	Name      string `json:"name,omitempty"`
 	Arguments string `json:"arguments"`
-}
-
-// chatChunkIn is a chunk as an upstream sends it: content may be null, and
-// an error may come instead.
-type chatChunkIn struct {
-	ID      string              `json:"id"`
-	Model   string              `json:"model"`
-	Choices []chatChunkChoiceIn `json:"choices"`
-	Usage   *chatUsage          `json:"usage"`
-	Error   json.RawMessage     `json:"error"`
-}
-
-type chatChunkChoiceIn struct {
-	Index        int         `json:"index"`
-	Delta        chatDeltaIn `json:"delta"`
-	FinishReason string      `json:"finish_reason"`
-}
-
-type chatDeltaIn struct {
-	Content   string          `json:"content"`
-	Refusal   string          `json:"refusal"`
-	ToolCalls []chatToolDelta `json:"tool_calls"`
 }

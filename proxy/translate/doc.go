@@ -9,20 +9,32 @@
 // from the caller's request to the upstream's:
 //
 //   - ChatToMessages turns an OpenAI chat request into an Anthropic one;
-//     MessagesToChat does the reverse.
+//     MessagesToChat does the reverse. Each is one reader of the caller's
+//     protocol and one writer of the upstream's, with a neutral request
+//     between them (see request.go): readChatRequest,
+//     readMessagesRequest and readResponsesRequest; writeChatRequest and
+//     writeMessagesRequest.
 //   - MessagesResponseToChat turns an Anthropic answer into an OpenAI one for
-//     an OpenAI caller; ChatResponseToMessages does the reverse.
-//   - MessagesToChatStream reads Anthropic events and writes OpenAI chunks;
-//     ChatToMessagesStream reads OpenAI chunks and writes Anthropic events.
+//     an OpenAI caller; ChatResponseToMessages does the reverse. Each is
+//     one reader of the upstream's protocol and one writer of the caller's,
+//     with a neutral answer between them (see answer.go): readChatAnswer
+//     and readMessagesAnswer; writeChatAnswer, writeMessagesAnswer and
+//     writeResponsesAnswer.
+//   - NewMessagesToChatStream reads Anthropic events and writes OpenAI
+//     chunks; NewChatToMessagesStream reads OpenAI chunks and writes
+//     Anthropic events. Each is a Stream: one reader of the upstream's
+//     protocol and one writer of the caller's, with neutral events between
+//     them (see stream.go).
 //   - ErrorToChat and ErrorToMessages reshape an upstream error body, read
-//     by the gateway's one classifier, package upstreamerr.
+//     by the gateway's one classifier, package upstreamerr; so is an error
+//     event inside a stream.
 //
 // The OpenAI Responses API (Codex speaks only it) is a third caller
 // protocol, translated one way: ResponsesToChat and ResponsesToMessages turn
 // a Responses request into a chat or an Anthropic request;
-// ChatResponseToResponses, MessagesResponseToResponses, ChatToResponsesStream
-// and MessagesToResponsesStream turn the answer back into a response object
-// or the Responses event stream; ErrorToResponses reshapes errors and
+// ChatResponseToResponses, MessagesResponseToResponses,
+// NewChatToResponsesStream and NewMessagesToResponsesStream turn the answer
+// back into a response object or the Responses event stream; ErrorToResponses reshapes errors and
 // ResponsesUsage reads usage. What needs stored state (previous_response_id,
 // item_reference, store: true, conversation) is refused here: the proxy keeps
 // the state (proxy/responses_store.go) and hands over a request expanded into

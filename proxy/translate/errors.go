@@ -178,3 +178,12 @@ func firstNonEmpty(s ...string) string {
 	}
 	return ""
 }
+
+// ErrorToResponses turns an upstream error body of either protocol into the
+// Responses API's error shape, which is OpenAI's
+// {"error":{"message","type","param","code"}}: see ErrorToChat, whose
+// mapping it is (Codex, like OpenAI's SDKs, reads the status and code:
+// context_length_exceeded, insufficient_quota, rate_limit_exceeded).
+func ErrorToResponses(status int, body []byte) []byte {
+	return ErrorToChat(status, body)
+}

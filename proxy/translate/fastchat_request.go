@@ -145,6 +145,8 @@ func (r *jsonReader) readChatFunction(f *chatFunction) bool {
 			return seen.first(1) && r.optString(&f.Description)
 		case "parameters":
 			return seen.first(2) && r.rawInto(&f.Parameters)
+		case "strict":
+			return seen.first(3) && r.optBoolPtr(&f.Strict)
 		}
 		return r.value(0)
 	})

@@ -192,6 +192,15 @@ func checkChatRequestReader(t *testing.T, data []byte) bool {
 	return true
 }
 
+// messagesRequestFromChat is the translation of a decoded request.
+func messagesRequestFromChat(req *chatRequest, upstreamModel string) (messagesRequestOut, error) {
+	neutral, err := readChat(req)
+	if err != nil {
+		return messagesRequestOut{}, err
+	}
+	return writeMessagesRequest(&neutral, upstreamModel)
+}
+
 // generalChatToMessages is ChatToMessages on decode and marshal alone.
 func generalChatToMessages(body []byte) ([]byte, error) {
 	var req chatRequest

@@ -120,6 +120,13 @@ func appendMessagesRequestTail(b []byte, req *messagesRequestOut) ([]byte, bool)
 		}
 		b = append(b, '}')
 	}
+	if t := req.Thinking; t != nil {
+		b = append(b, `,"thinking":{"type":`...)
+		b = appendJSONString(b, t.Type, false)
+		b = append(b, `,"budget_tokens":`...)
+		b = strconv.AppendInt(b, t.BudgetTokens, 10)
+		b = append(b, '}')
+	}
 	return b, true
 }
 
@@ -181,6 +188,8 @@ func appendRequestBlock(b []byte, block any) ([]byte, bool) {
 		return appendSourceBlock(b, &v), true
 	case toolUseBlock:
 		return appendToolUseBlock(b, &v)
+	case json.RawMessage:
+		return appendRawValue(b, v)
 	case toolResultBlock:
 		b = append(b, `{"type":`...)
 		b = appendJSONString(b, v.Type, false)

@@ -12,8 +12,8 @@ import (
 // byte for byte what appendMessagesEvent would (json.Marshal, so with HTML
 // escaped): see TestFastEventWriters and FuzzFastEventWriters.
 
-// appendMessageStart writes the message_start of ChatToMessagesStream: no
-// content, no stop reason, and usage u (see ChatToMessagesStream.callerUsage).
+// appendMessageStart writes the message_start of messagesWriter: no
+// content, no stop reason, and usage u (see messagesWriter.callerUsage).
 // It makes room for the events that follow it in the first chunk's output.
 func appendMessageStart(dst []byte, id, model string, u anthropicUsage) []byte {
 	dst = slices.Grow(dst, 512+len(id)+len(model))

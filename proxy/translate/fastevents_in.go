@@ -7,8 +7,8 @@ import "cmp"
 // none, and the usage or none. A streamed answer has hundreds of them, and
 // encoding/json's reflection costs several times the rest of their
 // conversion. Each reader takes only
-// the common shape and reports !ok for anything else, which the converter
-// then decodes with encoding/json; when it takes an event, it decodes it
+// the common shape and reports !ok for anything else, which the stream's
+// reader then decodes with encoding/json; when it takes an event, it decodes it
 // to what encoding/json would (FuzzFastEventReaders holds it to that).
 
 // readBlockDelta reads a content_block_delta: cmp.Or(name, its type) must
@@ -97,7 +97,7 @@ type fastChunk struct {
 
 // fastUsage is a usage as readUsage reads it: chatUsage, whose
 // PromptTokensDetails, if any, point to details, and the reasoning tokens
-// that ChatToResponsesStream reports.
+// that the Responses API reports.
 type fastUsage struct {
 	chatUsage
 	details   chatPromptDetails
@@ -278,13 +278,6 @@ func (r *jsonReader) readFunction(f *chatFunctionDelta) bool {
 		}
 		return r.skip()
 	})
-}
-
-// chatChoice gives the choice as ChatToMessagesStream reads it.
-func (c *fastChunk) chatChoice() chatChunkChoiceIn {
-	d := &c.choice.Delta
-	return chatChunkChoiceIn{Index: c.choice.Index, FinishReason: c.choice.FinishReason,
-		Delta: chatDeltaIn{Content: d.Content, Refusal: d.Refusal, ToolCalls: d.ToolCalls}}
 }
 
 // readEvent reads any other Anthropic event (message_start,

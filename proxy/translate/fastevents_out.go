@@ -6,7 +6,7 @@ import (
 )
 
 // Hand writing of the events that make up the body of a stream: an OpenAI
-// chunk (every one MessagesToChatStream writes), an Anthropic
+// chunk (every one chatWriter writes), an Anthropic
 // content_block_delta, and the Responses delta events. Each writes
 // byte for byte what appendChatEvent, appendMessagesEvent or
 // appendResponsesEvent would (json.Marshal, so with HTML escaped): see

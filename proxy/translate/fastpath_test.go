@@ -262,14 +262,6 @@ func checkChunkReader(t *testing.T, data []byte) int {
 	if (want.Usage != nil) != c.hasUsage || c.hasUsage && (!reflect.DeepEqual(want.Usage.chatUsage, c.usage.chatUsage) || want.Usage.reasoningTokens() != c.usage.reasoning) {
 		t.Fatalf("read usage %v %+v, encoding/json %+v\n%s", c.hasUsage, c.usage, want.Usage, data)
 	}
-	var chat chatChunkIn
-	if err := json.Unmarshal(data, &chat); err != nil || len(chat.Choices) == 1 != c.hasChoice ||
-		c.hasChoice && !reflect.DeepEqual(chat.Choices[0], c.chatChoice()) {
-		t.Fatalf("read %+v, encoding/json %+v (%v)\n%s", c.chatChoice(), chat.Choices, err, data)
-	}
-	if (chat.Usage != nil) != c.hasUsage || c.hasUsage && !reflect.DeepEqual(*chat.Usage, c.usage.chatUsage) {
-		t.Fatalf("read usage %+v, encoding/json %+v\n%s", c.usage, chat.Usage, data)
-	}
 	return 1
 }
 
@@ -308,12 +300,12 @@ func checkFastWriters(t *testing.T, text string, index int, id string) {
 		}
 	}
 	for _, typ := range []string{"text_delta", "input_json_delta"} {
-		fast := &ChatToMessagesStream{openIndex: index}
-		general := &ChatToMessagesStream{openIndex: index, general: true}
+		fast := &messagesWriter{openIndex: index}
+		general := &messagesWriter{openIndex: index, general: true}
 		same(typ, fast.appendDelta(nil, typ, text), general.appendDelta(nil, typ, text))
 	}
 	checkEndWriters(t, text, index, id)
-	fast := &MessagesToChatStream{id: id, model: text + id, created: int64(index), started: true}
+	fast := &chatWriter{id: id, model: text + id, created: int64(index), started: true}
 	general := *fast
 	general.general = true
 	empty := ""
@@ -329,10 +321,12 @@ func checkFastWriters(t *testing.T, text string, index int, id string) {
 	n := int64(index)
 	for _, u := range []anthropicUsage{{}, {InputTokens: n, CacheCreationInputTokens: n / 3, CacheReadInputTokens: -n, OutputTokens: n * n},
 		{InputTokens: 1 << 62, CacheCreationInputTokens: 0, CacheReadInputTokens: 1, OutputTokens: -1 << 63}} {
-		f, g := *fast, general
-		f.includeUsage, g.includeUsage = true, true
-		f.usage, g.usage, f.stopReason, g.stopReason = u, u, text, text
-		same("finish", f.Finish(), g.Finish())
+		for _, stop := range []stopKind{stopEnd, stopLength, stopTool, stopRefusal} {
+			f, g := *fast, general
+			f.includeUsage, g.includeUsage = true, true
+			st := streamState{usage: u.usage(), stop: stop}
+			same("finish", f.finish(nil, &st), g.finish(nil, &st))
+		}
 	}
 	h := eventHeader{Type: "response.output_text.delta", SequenceNumber: int64(index)}
 	for _, ev := range []interface {
@@ -359,15 +353,15 @@ func checkEndWriters(t *testing.T, text string, index int, id string) {
 		for _, final := range []bool{false, true} { // the upstream's usage, or the estimate
 			var outs [2][]byte
 			for i, general := range []bool{false, true} {
-				s := &ChatToMessagesStream{tools: map[int]toolBlock{}, general: general, next: index, usage: usage,
-					finalUsage: final, estimate: n * 7}
-				out := s.start("chatcmpl-"+id+"x", text)
+				s := &messagesWriter{general: general, next: index, estimate: n * 7}
+				st := &streamState{usage: usage, finalUsage: final, stop: stopKind(index & 3)}
+				out := s.start(nil, "chatcmpl-"+id+"x", text, st)
 				out = s.openBlock(out, blockText, "", "")
 				out = s.openBlock(out, blockTool, id, text)
 				out = s.closeBlock(out)
 				out = s.closeBlock(out)
-				s.open, s.finish = blockTool, text
-				outs[i] = append(out, s.Finish()...)
+				s.open = blockTool
+				outs[i] = s.finish(out, st)
 			}
 			if !bytes.Equal(outs[0], outs[1]) {
 				t.Fatalf("start and end\n--- fast\n%s\n--- general\n%s", outs[0], outs[1])
@@ -445,16 +439,22 @@ func errorText(err error) string {
 // setGeneral sets a converter on encoding/json alone, or not, and fixes
 // its created time so that two converters write the same.
 func setGeneral(s streamConverter, general bool) {
-	switch s := s.(type) {
-	case *MessagesToChatStream:
-		s.general, s.created = general, goldenCreated
-	case *ChatToMessagesStream:
-		s.general = general
-	case *ChatToResponsesStream:
-		s.out.general, s.out.created = general, goldenCreated
-	case *MessagesToResponsesStream:
-		s.out.general, s.out.created = general, goldenCreated
+	st := s.(*Stream)
+	switch r := st.reader.(type) {
+	case *chatReader:
+		r.general = general
+	case *messagesReader:
+		r.general = general
 	}
+	switch w := st.writer.(type) {
+	case *chatWriter:
+		w.general = general
+	case *messagesWriter:
+		w.general = general
+	case *responsesWriter:
+		w.general = general
+	}
+	setCreated(st, goldenCreated)
 }
 
 // TestMarshalChatRequest: marshalChatRequest writes what marshal does, for

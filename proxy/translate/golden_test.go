@@ -23,7 +23,7 @@ const (
 	goldenClaude   = "claude-upstream" // upstreamModel for ChatToMessages
 	goldenGPT      = "gpt-upstream"    // upstreamModel for MessagesToChat
 	goldenCreated  = 1700000000        // "created" of OpenAI answers and chunks
-	goldenEstimate = 99                // the gateway's estimate of a prompt, for ChatToMessagesStream
+	goldenEstimate = 99                // the gateway's estimate of a prompt, for NewChatToMessagesStream
 )
 
 // TestGoldenRequests: testdata/chat_to_messages and messages_to_chat hold
@@ -96,7 +96,7 @@ func TestGoldenErrors(t *testing.T) {
 func TestGoldenStreams(t *testing.T) {
 	runGolden(t, "stream_messages_to_chat", ".in.sse", ".out.sse", func(in []byte) ([]byte, error) {
 		s := NewMessagesToChatStream(true)
-		s.created = goldenCreated
+		setCreated(s, goldenCreated)
 		return feedStream(t, in, s), nil
 	})
 	runGolden(t, "stream_chat_to_messages", ".in.sse", ".out.sse", func(in []byte) ([]byte, error) {
@@ -104,7 +104,17 @@ func TestGoldenStreams(t *testing.T) {
 	})
 }
 
-// streamConverter is what both converters offer.
+// setCreated fixes the "created" time a stream writes.
+func setCreated(s *Stream, created int64) {
+	switch w := s.writer.(type) {
+	case *chatWriter:
+		w.created = created
+	case *responsesWriter:
+		w.created = created
+	}
+}
+
+// streamConverter is what a Stream offers.
 type streamConverter interface {
 	Event(name string, data []byte) ([]byte, error)
 	Finish() []byte

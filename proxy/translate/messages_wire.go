@@ -106,6 +106,7 @@ type messagesRequestOut struct {
 	ToolChoice    *anthropicToolChoice   `json:"tool_choice,omitempty"`
 	Metadata      *anthropicMetadata     `json:"metadata,omitempty"`
 	OutputConfig  *anthropicOutputConfig `json:"output_config,omitempty"`
+	Thinking      *anthropicThinking     `json:"thinking,omitempty"`
 }
 
 // anthropicMessageOut holds Content as a string or a []any of blocks.

@@ -75,12 +75,12 @@ func TestResponsesGoldenStreams(t *testing.T) {
 	}
 	runGolden(t, "responses_stream_chat", ".in.sse", ".out.sse", func(in []byte) ([]byte, error) {
 		s := NewChatToResponsesStream()
-		s.out.created = goldenCreated
+		setCreated(s, goldenCreated)
 		return check(feedStream(t, in, s))
 	})
 	runGolden(t, "responses_stream_messages", ".in.sse", ".out.sse", func(in []byte) ([]byte, error) {
 		s := NewMessagesToResponsesStream()
-		s.out.created = goldenCreated
+		setCreated(s, goldenCreated)
 		return check(feedStream(t, in, s))
 	})
 }

@@ -34,17 +34,17 @@ type inputEntry struct {
 	thinking  json.RawMessage // entryThinking: the Anthropic block to send back
 }
 
-type partKind uint8
+type inputPartKind uint8
 
 const (
-	inputText partKind = iota
+	inputText inputPartKind = iota
 	inputImage
 	inputFile
 )
 
 // inputPart is text, an image (by URL, data URLs included) or an inline file.
 type inputPart struct {
-	kind     partKind
+	kind     inputPartKind
 	param    string
 	text     string // the text, or the image's URL
 	fileData string

@@ -153,12 +153,16 @@ func TestThinkingBudget(t *testing.T) {
 		{"system inside the turn", "low", nil, "", []inputEntry{user, thinking, system, call, output, user}, 4096},
 		{"only text turns", "low", nil, "", []inputEntry{user, text, user}, 4096},
 	} {
-		got, err := thinkingBudget(&responsesReasoning{Effort: c.effort}, c.maxOut, toolChoice{mode: c.choice}, c.entries)
+		req := request{effort: c.effort, maxTokens: c.maxOut, toolChoice: toolChoice{mode: c.choice}}
+		for i := 0; i < len(c.entries); {
+			i = req.addEntries(c.entries, i)
+		}
+		got, err := thinkingBudget(&req)
 		if err != nil || got != c.want {
 			t.Errorf("%s: budget %d, %v; want %d", c.name, got, err, c.want)
 		}
 	}
-	if got, err := thinkingBudget(nil, nil, toolChoice{}, nil); got != 0 || err != nil {
+	if got, err := thinkingBudget(&request{}); got != 0 || err != nil {
 		t.Errorf("no reasoning: %d, %v", got, err)
 	}
 }

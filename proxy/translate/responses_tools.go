@@ -5,13 +5,6 @@ import (
 	"slices"
 )
 
-// toolChoice is a Responses tool_choice read into what both targets have:
-// a mode ("" for none given, auto, none, required, or function with a name).
-type toolChoice struct {
-	mode string
-	name string
-}
-
 // readTools keeps the function tools (built-in and custom tools are dropped,
 // see droppedFields) and reads tool_choice. An allowed_tools choice keeps
 // only the functions it lists, which is what it means: the model may call

@@ -90,43 +90,6 @@ type responsesPart struct {
 	Filename string          `json:"filename"`
 }
 
-// responsesChatRequestOut is the OpenAI chat request ResponsesToChat writes:
-// chatRequestOut with tools that keep strict.
-type responsesChatRequestOut struct {
-	Model               string              `json:"model"`
-	Messages            []chatMessageOut    `json:"messages"`
-	MaxCompletionTokens *int64              `json:"max_completion_tokens,omitempty"`
-	Temperature         *float64            `json:"temperature,omitempty"`
-	TopP                *float64            `json:"top_p,omitempty"`
-	Stream              bool                `json:"stream,omitempty"`
-	StreamOptions       *chatStreamOptions  `json:"stream_options,omitempty"`
-	Tools               []responsesChatTool `json:"tools,omitempty"`
-	ToolChoice          any                 `json:"tool_choice,omitempty"`
-	ParallelToolCalls   *bool               `json:"parallel_tool_calls,omitempty"`
-	ReasoningEffort     string              `json:"reasoning_effort,omitempty"`
-	ResponseFormat      *chatResponseFormat `json:"response_format,omitempty"`
-	User                string              `json:"user,omitempty"`
-}
-
-type responsesChatTool struct {
-	Type     string                `json:"type"`
-	Function responsesChatFunction `json:"function"`
-}
-
-type responsesChatFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters"`
-	Strict      *bool           `json:"strict,omitempty"`
-}
-
-// messagesThinkingRequestOut is messagesRequestOut with thinking, which
-// ResponsesToMessages turns on for reasoning.effort.
-type messagesThinkingRequestOut struct {
-	messagesRequestOut
-	Thinking *anthropicThinking `json:"thinking,omitempty"`
-}
-
 // responsesObject is the Responses "response" object, in an answer and in
 // the stream's response.* lifecycle events. Members that only echo the
 // request (tools, instructions, temperature, …) are left out: the
@@ -364,7 +327,7 @@ func (u *chatAnswerUsage) reasoningTokens() int64 {
 }
 
 // chatStreamChunk is a chunk as an upstream sends it, read by
-// ChatToResponsesStream.
+// chatReader.
 type chatStreamChunk struct {
 	ID      string             `json:"id"`
 	Model   string             `json:"model"`
@@ -391,11 +354,14 @@ func reasoningText(content string, alt json.RawMessage) string {
 	if content != "" {
 		return content
 	}
-	var s string
-	if len(alt) > 0 && alt[0] == '"' && json.Unmarshal(alt, &s) == nil {
-		return s
+	if len(alt) == 0 || alt[0] != '"' {
+		return ""
 	}
-	return ""
+	var s string // declared here, not above: it escapes, and most chunks have no reasoning
+	if json.Unmarshal(alt, &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // signedBlock is an Anthropic content block with what thinking blocks carry.

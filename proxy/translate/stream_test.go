@@ -146,7 +146,7 @@ func TestChatToMessagesStreamStartUsage(t *testing.T) {
 		for _, general := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s general=%v", tc.file, general), func(t *testing.T) {
 				s := NewChatToMessagesStream(42)
-				s.general = general
+				setGeneral(s, general)
 				out := feedEach(t, s, readTestdata(t, "testdata/stream_chat_to_messages/"+tc.file+".in.sse"))
 				var start anthropicEvent
 				if err := json.Unmarshal(parseSSE(out)[0].data, &start); err != nil || start.Message == nil {
@@ -173,7 +173,7 @@ func TestChatToMessagesStreamStartUsage(t *testing.T) {
 // TestStreamRoundTrip sends an Anthropic stream through both converters:
 // what an Anthropic client assembles at the end must be what it would have
 // assembled from the original, less the thinking (OpenAI callers get it as
-// reasoning_content, which goes no further, see ChatToMessagesStream).
+// reasoning_content, which goes no further, see messagesWriter).
 func TestStreamRoundTrip(t *testing.T) {
 	for _, name := range []string{"text", "tool_use_parallel", "thinking_then_text", "cache_usage_cumulative", "max_tokens"} {
 		t.Run(name, func(t *testing.T) {

@@ -101,3 +101,15 @@ func MessagesUsage(raw []byte) (Usage, bool) {
 	}
 	return u.usage(), true
 }
+
+// ResponsesUsage reads a Responses usage object ({"input_tokens",…}), as
+// found in a response and in a response.completed event's response: for
+// requests passed through to an upstream that speaks the Responses API.
+// Its meaning is already OpenAI's (see Usage).
+func ResponsesUsage(raw []byte) (Usage, bool) {
+	var u responsesUsage
+	if len(raw) == 0 || json.Unmarshal(raw, &u) != nil {
+		return Usage{}, false
+	}
+	return u.usage(), true
+}

@@ -1,28 +1,167 @@
 package translate
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
 	"gateway/proxy/upstreamerr"
 )
 
-// responsesStream writes a Responses event stream for both stream
-// converters: response.created and response.in_progress first; each output
+// responsesWriter writes neutral events as a Responses event stream (for
+// Codex, say): response.created and response.in_progress first; each output
 // item between response.output_item.added and response.output_item.done,
 // with its content parts, deltas and done events; and response.completed,
 // response.incomplete or response.failed last, carrying the whole response.
 // Every event has the next sequence_number, from 0. The done events and the
 // final response repeat each item whole, so the items' text and arguments
 // are kept until the end.
-type responsesStream struct {
+//
+// The response id is the upstream's with chatcmpl- or msg_ replaced by
+// resp_. Text becomes a message item's output_text deltas (consecutive text
+// one message), a refusal its refusal part; a reasoning part becomes a
+// reasoning item whose summary deltas carry the text and whose
+// encrypted_content, when the part ends, carries Anthropic's signed block
+// (see encodeThinking) so that a caller who sends reasoning items back keeps
+// Anthropic's tool-use turns whole; a redacted_thinking block becomes a
+// reasoning item with only encrypted_content. A tool call becomes a
+// function_call item (its id as call_id) whose fragments follow as
+// function_call_arguments deltas, "{}" for a call without arguments. Items
+// other than text end the open message; parts that end, or every part at
+// OpenAI's finish_reason, end their items. The end is response.completed,
+// or response.incomplete for a stop by length or refusal, with the usage.
+type responsesWriter struct {
 	id, model string
 	created   int64
 	seq       int64
 	started   bool
 	items     []*streamItem
-	outBytes  int64 // text, reasoning and arguments written so far
-	general   bool  // tests set it: encoding/json for every event, to compare the fast paths with
+	message   *streamItem         // the open message item text adds to
+	reasoning map[int]*streamItem // the reasoning items, by key
+	calls     map[int]*streamItem // the function_call items, by key
+	outBytes  int64               // text, reasoning and arguments written so far
+	general   bool                // tests set it: encoding/json for every event, to compare the fast paths with
+}
+
+func newResponsesWriter() *responsesWriter {
+	return &responsesWriter{created: time.Now().Unix(), reasoning: map[int]*streamItem{}, calls: map[int]*streamItem{}}
+}
+
+func (r *responsesWriter) outputBytes() int64 { return r.outBytes }
+
+func (r *responsesWriter) write(out []byte, ev *event, _ *streamState) ([]byte, error) {
+	switch ev.kind {
+	case evStart:
+		return r.start(out, ev.id, ev.name), nil
+	case evText, evRefusal:
+		if r.message == nil {
+			out, r.message = r.add(out, &streamItem{kind: itemMessage})
+		}
+		return r.text(out, r.message, ev.kind == evRefusal, ev.text), nil
+	case evThinkingStart:
+		var it *streamItem
+		out, it = r.addOther(out, &streamItem{kind: itemReasoning, signature: ev.signature, redacted: ev.redacted})
+		r.reasoning[ev.key] = it
+		if ev.text != "" {
+			out = r.think(out, it, ev.text)
+		}
+	case evThinking:
+		if it := r.reasoning[ev.key]; it != nil {
+			out = r.think(out, it, ev.text)
+		}
+	case evSignature:
+		if it := r.reasoning[ev.key]; it != nil {
+			it.signature += ev.text
+		}
+	case evThinkingEnd:
+		if it := r.reasoning[ev.key]; it != nil {
+			delete(r.reasoning, ev.key)
+			it.encrypted = encodeThinking(it.signedBlock())
+			out = r.close(out, it)
+		}
+	case evToolStart:
+		var it *streamItem
+		out, it = r.addOther(out, &streamItem{kind: itemCall, callID: callID(ev.id), name: ev.name})
+		r.calls[ev.key] = it
+		if ev.text != "" {
+			out = r.argue(out, it, ev.text)
+		}
+	case evToolArguments:
+		return r.arguments(out, ev)
+	case evToolEnd:
+		if it := r.calls[ev.key]; it != nil {
+			delete(r.calls, ev.key)
+			out = r.close(out, it)
+		}
+	case evClose:
+		for _, it := range r.items {
+			out = r.close(out, it)
+		}
+		r.message = nil
+		clear(r.reasoning)
+	}
+	return out, nil
+}
+
+// addOther starts an item of another kind than text: the open message is
+// done.
+func (r *responsesWriter) addOther(out []byte, it *streamItem) ([]byte, *streamItem) {
+	out = r.close(out, r.message)
+	r.message = nil
+	return r.add(out, it)
+}
+
+// arguments writes a fragment of a call's arguments; a call that had no
+// name takes the one it is given now. Fragments of a call whose item is
+// done (after finish_reason) cannot be placed.
+func (r *responsesWriter) arguments(out []byte, ev *event) ([]byte, error) {
+	it := r.calls[ev.key]
+	if it == nil {
+		return out, nil
+	}
+	if it.name == "" { // a server that names the call after its first delta
+		it.name = ev.name
+	}
+	switch {
+	case ev.text == "":
+		return out, nil
+	case !it.open:
+		return out, fmt.Errorf("translate: openai tool call %d sent arguments after its item was done", ev.key)
+	}
+	return r.argue(out, it, ev.text), nil
+}
+
+// finish writes the open items done, then response.completed (or
+// response.incomplete) with the whole response and the usage.
+func (r *responsesWriter) finish(out []byte, st *streamState) []byte {
+	out = r.start(out, "", "")
+	status, incomplete := responsesStatus(st.stop)
+	return r.complete(out, status, incomplete, st.usage.responses(st.reasoningTokens))
+}
+
+// responsesStatus gives a response's status for a stop.
+func responsesStatus(stop stopKind) (string, *responsesIncomplete) {
+	switch stop {
+	case stopLength:
+		return "incomplete", &responsesIncomplete{Reason: "max_output_tokens"}
+	case stopRefusal:
+		return "incomplete", &responsesIncomplete{Reason: "content_filter"}
+	}
+	return "completed", nil
+}
+
+// fail writes response.failed, its error {"code":"server_error","message"}:
+// Codex retries such a response, and OpenAI's SDKs hand it over as the
+// stream's last event. Open items are left unfinished (see failed).
+func (r *responsesWriter) fail(out []byte, message string, st *streamState) []byte {
+	out = r.start(out, "", "")
+	return r.failed(out, "server_error", message, st.usage.responses(st.reasoningTokens))
+}
+
+// upstreamError writes the upstream's error as response.failed.
+func (r *responsesWriter) upstreamError(out []byte, f *streamFailure, st *streamState) []byte {
+	out = r.start(out, "", "")
+	return r.failed(out, responsesErrorCode(f.detail), f.err.Message, st.usage.responses(st.reasoningTokens))
 }
 
 type itemKind uint8
@@ -58,6 +197,8 @@ type streamItem struct {
 	summary    strings.Builder // reasoning: the summary text, once summarized is set
 	summarized bool
 	encrypted  string
+	signature  string // reasoning from Anthropic's thinking: its signature
+	redacted   string // reasoning from Anthropic's redacted_thinking: its data
 
 	callID, name string // function call
 	args         strings.Builder
@@ -66,10 +207,6 @@ type streamItem struct {
 type streamPart struct {
 	refusal bool
 	text    strings.Builder
-}
-
-func newResponsesStream() responsesStream {
-	return responsesStream{created: time.Now().Unix()}
 }
 
 // streamEvent is any event; eventHeader gives them all header.
@@ -83,7 +220,7 @@ func appendResponsesEvent(dst []byte, ev streamEvent) []byte {
 	return appendMessagesEvent(dst, ev.header().Type, ev)
 }
 
-func (r *responsesStream) next(typ string) eventHeader {
+func (r *responsesWriter) next(typ string) eventHeader {
 	h := eventHeader{Type: typ, SequenceNumber: r.seq}
 	r.seq++
 	return h
@@ -91,7 +228,7 @@ func (r *responsesStream) next(typ string) eventHeader {
 
 // start writes response.created and response.in_progress, once; id and
 // model are the upstream's (a response id is made from the id, or made up).
-func (r *responsesStream) start(out []byte, id, model string) []byte {
+func (r *responsesWriter) start(out []byte, id, model string) []byte {
 	if r.started {
 		return out
 	}
@@ -103,7 +240,7 @@ func (r *responsesStream) start(out []byte, id, model string) []byte {
 }
 
 // object gives the response with the items done so far.
-func (r *responsesStream) object(status string) responsesObject {
+func (r *responsesWriter) object(status string) responsesObject {
 	obj := responsesObject{ID: r.id, Object: "response", CreatedAt: r.created, Status: status, Model: r.model, Output: []any{}}
 	for _, it := range r.items {
 		if !it.open {
@@ -113,16 +250,16 @@ func (r *responsesStream) object(status string) responsesObject {
 	return obj
 }
 
-func (r *responsesStream) add(out []byte, it *streamItem) ([]byte, *streamItem) {
+func (r *responsesWriter) add(out []byte, it *streamItem) ([]byte, *streamItem) {
 	it.index, it.open = len(r.items), true
 	it.id = itemID(it.kind.prefix(), r.id, it.index)
 	r.items = append(r.items, it)
 	return appendResponsesEvent(out, itemEvent{r.next("response.output_item.added"), it.index, it.value("in_progress")}), it
 }
 
-// write adds text to a message item: to its open output_text part, or (with
+// text adds text to a message item: to its open output_text part, or (with
 // refusal) its open refusal part, starting a part of that kind if needed.
-func (r *responsesStream) write(out []byte, it *streamItem, refusal bool, text string) []byte {
+func (r *responsesWriter) text(out []byte, it *streamItem, refusal bool, text string) []byte {
 	if n := len(it.parts); !it.partOpen || it.parts[n-1].refusal != refusal {
 		out = r.closePart(out, it)
 		p := &streamPart{refusal: refusal}
@@ -146,7 +283,7 @@ func (r *responsesStream) write(out []byte, it *streamItem, refusal bool, text s
 	return ev.append(out) // by hand: see fastevents_out.go
 }
 
-func (r *responsesStream) closePart(out []byte, it *streamItem) []byte {
+func (r *responsesWriter) closePart(out []byte, it *streamItem) []byte {
 	if !it.partOpen {
 		return out
 	}
@@ -163,7 +300,7 @@ func (r *responsesStream) closePart(out []byte, it *streamItem) []byte {
 
 // think adds text to a reasoning item's summary, starting its one summary
 // part on the first text.
-func (r *responsesStream) think(out []byte, it *streamItem, text string) []byte {
+func (r *responsesWriter) think(out []byte, it *streamItem, text string) []byte {
 	if !it.summarized {
 		it.summarized = true
 		out = appendResponsesEvent(out, summaryPartEvent{r.next("response.reasoning_summary_part.added"), it.id, it.index, 0,
@@ -178,7 +315,7 @@ func (r *responsesStream) think(out []byte, it *streamItem, text string) []byte 
 	return ev.append(out)
 }
 
-func (r *responsesStream) argue(out []byte, it *streamItem, delta string) []byte {
+func (r *responsesWriter) argue(out []byte, it *streamItem, delta string) []byte {
 	it.args.WriteString(delta)
 	r.outBytes += int64(len(delta))
 	ev := argumentsDeltaEvent{r.next("response.function_call_arguments.delta"), it.id, it.index, delta}
@@ -190,7 +327,7 @@ func (r *responsesStream) argue(out []byte, it *streamItem, delta string) []byte
 
 // close writes an item's done events. A call that got no arguments gets
 // "{}", as OpenAI sends for a function without parameters.
-func (r *responsesStream) close(out []byte, it *streamItem) []byte {
+func (r *responsesWriter) close(out []byte, it *streamItem) []byte {
 	if it == nil || !it.open {
 		return out
 	}
@@ -216,7 +353,7 @@ func (r *responsesStream) close(out []byte, it *streamItem) []byte {
 
 // complete closes the open items and writes response.completed, or
 // response.incomplete for a status incomplete.
-func (r *responsesStream) complete(out []byte, status string, incomplete *responsesIncomplete, u responsesUsage) []byte {
+func (r *responsesWriter) complete(out []byte, status string, incomplete *responsesIncomplete, u responsesUsage) []byte {
 	for _, it := range r.items {
 		out = r.close(out, it)
 	}
@@ -225,11 +362,11 @@ func (r *responsesStream) complete(out []byte, status string, incomplete *respon
 	return appendResponsesEvent(out, responseEvent{r.next("response." + status), obj})
 }
 
-// fail writes response.failed with the error, the items done so far and the
-// usage so far. Open items are left open, not done: a client that acts on
-// output_item.done (Codex runs a function call on it) must not act on half
-// an item.
-func (r *responsesStream) fail(out []byte, code, message string, u responsesUsage) []byte {
+// failed writes response.failed with the error, the items done so far and
+// the usage so far. Open items are left open, not done: a client that acts
+// on output_item.done (Codex runs a function call on it) must not act on
+// half an item.
+func (r *responsesWriter) failed(out []byte, code, message string, u responsesUsage) []byte {
 	obj := r.object("failed")
 	obj.Error, obj.Usage = &responsesFailure{Code: code, Message: message}, &u
 	return appendResponsesEvent(out, responseEvent{r.next("response.failed"), obj})
@@ -253,6 +390,16 @@ func (it *streamItem) value(status string) any {
 		r.Summary = append(r.Summary, summaryPart{Type: "summary_text", Text: it.summary.String()})
 	}
 	return r
+}
+
+// signedBlock gives a reasoning item as the Anthropic block it came from.
+func (it *streamItem) signedBlock() *signedBlock {
+	typ := "thinking"
+	if it.redacted != "" {
+		typ = "redacted_thinking"
+	}
+	return &signedBlock{anthropicBlock: anthropicBlock{Type: typ, Thinking: it.summary.String()},
+		Signature: it.signature, Data: it.redacted}
 }
 
 func (p *streamPart) value() any {
