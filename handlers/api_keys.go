@@ -9,16 +9,13 @@ import (
 
 // keyInput is the body of POST /api/keys.
 type keyInput struct {
-	Name           string     `json:"name" validate:"required,max=200,singleline"`
-	Models         []string   `json:"models" validate:"max=1000,dive,required,max=500,publicname"`
-	MaxBudgetUSD   *float64   `json:"max_budget_usd" validate:"omitnil,gte=0"`
-	SoftBudgetUSD  *float64   `json:"soft_budget_usd" validate:"omitnil,gte=0"`
-	BudgetDuration string     `json:"budget_duration" validate:"omitempty,budgetduration"`
-	RPMLimit       *int       `json:"rpm_limit" validate:"omitnil,gte=0"`
-	TPMLimit       *int       `json:"tpm_limit" validate:"omitnil,gte=0"`
-	UserID         *int64     `json:"user_id" validate:"omitnil,gt=0"`
-	TeamID         *int64     `json:"team_id" validate:"omitnil,gt=0"`
-	ExpiresAt      *timestamp `json:"expires_at"`
+	Name   string   `json:"name" validate:"required,max=200,singleline"`
+	Models []string `json:"models" validate:"max=1000,dive,required,max=500,publicname"`
+	budgetInput
+	limitsInput
+	UserID    *int64     `json:"user_id" validate:"omitnil,gt=0"`
+	TeamID    *int64     `json:"team_id" validate:"omitnil,gt=0"`
+	ExpiresAt *timestamp `json:"expires_at"`
 }
 
 // keyPatchInput is the body of PATCH /api/keys/{id}.
@@ -29,16 +26,13 @@ type keyPatchInput struct {
 
 func keyInputOf(k *models.VirtualKey) keyInput {
 	return keyInput{
-		Name:           k.Name,
-		Models:         k.Models,
-		MaxBudgetUSD:   k.MaxBudgetUSD,
-		SoftBudgetUSD:  k.SoftBudgetUSD,
-		BudgetDuration: k.BudgetDuration,
-		RPMLimit:       k.RPMLimit,
-		TPMLimit:       k.TPMLimit,
-		UserID:         k.UserID,
-		TeamID:         k.TeamID,
-		ExpiresAt:      timestampOf(k.ExpiresAt),
+		Name:        k.Name,
+		Models:      k.Models,
+		budgetInput: budgetInputOf(k.Budget),
+		limitsInput: limitsInputOf(k.RateLimits),
+		UserID:      k.UserID,
+		TeamID:      k.TeamID,
+		ExpiresAt:   timestampOf(k.ExpiresAt),
 	}
 }
 
@@ -48,11 +42,8 @@ func (in *keyInput) applyTo(k *models.VirtualKey) {
 	if k.Models == nil {
 		k.Models = models.StringList{}
 	}
-	k.MaxBudgetUSD = in.MaxBudgetUSD
-	k.SoftBudgetUSD = in.SoftBudgetUSD
-	k.BudgetDuration = in.BudgetDuration
-	k.RPMLimit = in.RPMLimit
-	k.TPMLimit = in.TPMLimit
+	in.budgetInput.applyTo(&k.Budget)
+	in.limitsInput.applyTo(&k.RateLimits)
 	k.UserID = in.UserID
 	k.TeamID = in.TeamID
 	k.ExpiresAt = in.ExpiresAt.timePtr()
@@ -60,23 +51,19 @@ func (in *keyInput) applyTo(k *models.VirtualKey) {
 
 // keyJSON is a virtual key in API answers: its hint, never its hash.
 type keyJSON struct {
-	ID             int64      `json:"id"`
-	Name           string     `json:"name"`
-	KeyHint        string     `json:"key_hint"`
-	Models         []string   `json:"models"`
-	MaxBudgetUSD   *float64   `json:"max_budget_usd"`
-	SoftBudgetUSD  *float64   `json:"soft_budget_usd"`
-	BudgetDuration string     `json:"budget_duration"`
-	SpendUSD       float64    `json:"spend_usd"`
-	RPMLimit       *int       `json:"rpm_limit"`
-	TPMLimit       *int       `json:"tpm_limit"`
-	UserID         *int64     `json:"user_id"`
-	TeamID         *int64     `json:"team_id"`
-	ExpiresAt      *time.Time `json:"expires_at"`
-	Revoked        bool       `json:"revoked"`
-	RevokedAt      *time.Time `json:"revoked_at"`
-	CreatedAt      time.Time  `json:"created_at"`
-	UpdatedAt      time.Time  `json:"updated_at"`
+	ID      int64    `json:"id"`
+	Name    string   `json:"name"`
+	KeyHint string   `json:"key_hint"`
+	Models  []string `json:"models"`
+	budgetJSON
+	limitsJSON
+	UserID    *int64     `json:"user_id"`
+	TeamID    *int64     `json:"team_id"`
+	ExpiresAt *time.Time `json:"expires_at"`
+	Revoked   bool       `json:"revoked"`
+	RevokedAt *time.Time `json:"revoked_at"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
 }
 
 // newKeyJSON is the answer to POST /api/keys: the only time the key is shown.
@@ -91,23 +78,19 @@ func keyJSONOf(k *models.VirtualKey) keyJSON {
 		ms = []string{}
 	}
 	return keyJSON{
-		ID:             k.ID,
-		Name:           k.Name,
-		KeyHint:        k.KeyHint,
-		Models:         ms,
-		MaxBudgetUSD:   k.MaxBudgetUSD,
-		SoftBudgetUSD:  k.SoftBudgetUSD,
-		BudgetDuration: k.BudgetDuration,
-		SpendUSD:       k.SpendUSD,
-		RPMLimit:       k.RPMLimit,
-		TPMLimit:       k.TPMLimit,
-		UserID:         k.UserID,
-		TeamID:         k.TeamID,
-		ExpiresAt:      k.ExpiresAt,
-		Revoked:        k.RevokedAt != nil,
-		RevokedAt:      k.RevokedAt,
-		CreatedAt:      k.CreatedAt,
-		UpdatedAt:      k.UpdatedAt,
+		ID:         k.ID,
+		Name:       k.Name,
+		KeyHint:    k.KeyHint,
+		Models:     ms,
+		budgetJSON: budgetJSONOf(k.Budget),
+		limitsJSON: limitsJSONOf(k.RateLimits),
+		UserID:     k.UserID,
+		TeamID:     k.TeamID,
+		ExpiresAt:  k.ExpiresAt,
+		Revoked:    k.RevokedAt != nil,
+		RevokedAt:  k.RevokedAt,
+		CreatedAt:  k.CreatedAt,
+		UpdatedAt:  k.UpdatedAt,
 	}
 }
 

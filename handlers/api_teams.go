@@ -10,62 +10,39 @@ import (
 // teamInput is the body of POST /api/teams and PATCH /api/teams/{id}, and
 // what the Teams page's form decodes into.
 type teamInput struct {
-	Name           string   `json:"name" validate:"required,max=200,singleline"`
-	MaxBudgetUSD   *float64 `json:"max_budget_usd" validate:"omitnil,gte=0"`
-	SoftBudgetUSD  *float64 `json:"soft_budget_usd" validate:"omitnil,gte=0"`
-	BudgetDuration string   `json:"budget_duration" validate:"omitempty,budgetduration"`
-	RPMLimit       *int     `json:"rpm_limit" validate:"omitnil,gte=0"`
-	TPMLimit       *int     `json:"tpm_limit" validate:"omitnil,gte=0"`
+	Name string `json:"name" validate:"required,max=200,singleline"`
+	budgetInput
+	limitsInput
 }
 
 func teamInputOf(t *models.Team) teamInput {
-	return teamInput{
-		Name:           t.Name,
-		MaxBudgetUSD:   t.MaxBudgetUSD,
-		SoftBudgetUSD:  t.SoftBudgetUSD,
-		BudgetDuration: t.BudgetDuration,
-		RPMLimit:       t.RPMLimit,
-		TPMLimit:       t.TPMLimit,
-	}
+	return teamInput{Name: t.Name, budgetInput: budgetInputOf(t.Budget), limitsInput: limitsInputOf(t.RateLimits)}
 }
 
 func (in *teamInput) applyTo(t *models.Team) {
 	t.Name = in.Name
-	t.MaxBudgetUSD = in.MaxBudgetUSD
-	t.SoftBudgetUSD = in.SoftBudgetUSD
-	t.BudgetDuration = in.BudgetDuration
-	t.RPMLimit = in.RPMLimit
-	t.TPMLimit = in.TPMLimit
+	in.budgetInput.applyTo(&t.Budget)
+	in.limitsInput.applyTo(&t.RateLimits)
 }
 
 // teamJSON is a team in API answers.
 type teamJSON struct {
-	ID             int64      `json:"id"`
-	Name           string     `json:"name"`
-	MaxBudgetUSD   *float64   `json:"max_budget_usd"`
-	SoftBudgetUSD  *float64   `json:"soft_budget_usd"`
-	BudgetDuration string     `json:"budget_duration"`
-	BudgetResetAt  *time.Time `json:"budget_reset_at"`
-	SpendUSD       float64    `json:"spend_usd"`
-	RPMLimit       *int       `json:"rpm_limit"`
-	TPMLimit       *int       `json:"tpm_limit"`
-	CreatedAt      time.Time  `json:"created_at"`
-	UpdatedAt      time.Time  `json:"updated_at"`
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+	budgetJSON
+	limitsJSON
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 func teamJSONOf(t *models.Team) teamJSON {
 	return teamJSON{
-		ID:             t.ID,
-		Name:           t.Name,
-		MaxBudgetUSD:   t.MaxBudgetUSD,
-		SoftBudgetUSD:  t.SoftBudgetUSD,
-		BudgetDuration: t.BudgetDuration,
-		BudgetResetAt:  t.BudgetResetAt,
-		SpendUSD:       t.SpendUSD,
-		RPMLimit:       t.RPMLimit,
-		TPMLimit:       t.TPMLimit,
-		CreatedAt:      t.CreatedAt,
-		UpdatedAt:      t.UpdatedAt,
+		ID:         t.ID,
+		Name:       t.Name,
+		budgetJSON: budgetJSONOf(t.Budget),
+		limitsJSON: limitsJSONOf(t.RateLimits),
+		CreatedAt:  t.CreatedAt,
+		UpdatedAt:  t.UpdatedAt,
 	}
 }
 

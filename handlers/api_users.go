@@ -11,12 +11,10 @@ import (
 // userInput is the body of POST /api/users and PATCH /api/users/{id}, and
 // what the Users page's form decodes into.
 type userInput struct {
-	Name           string   `json:"name" validate:"required,max=200,singleline"`
-	Email          string   `json:"email" validate:"max=320,singleline"`
-	TeamID         *int64   `json:"team_id" validate:"omitnil,gt=0"`
-	MaxBudgetUSD   *float64 `json:"max_budget_usd" validate:"omitnil,gte=0"`
-	SoftBudgetUSD  *float64 `json:"soft_budget_usd" validate:"omitnil,gte=0"`
-	BudgetDuration string   `json:"budget_duration" validate:"omitempty,budgetduration"`
+	Name   string `json:"name" validate:"required,max=200,singleline"`
+	Email  string `json:"email" validate:"max=320,singleline"`
+	TeamID *int64 `json:"team_id" validate:"omitnil,gt=0"`
+	budgetInput
 }
 
 // check applies the rules the validator's tags do not say well.
@@ -32,12 +30,10 @@ func (in *userInput) check() error {
 
 func userInputOf(u *models.User) userInput {
 	return userInput{
-		Name:           u.Name,
-		Email:          u.Email,
-		TeamID:         u.TeamID,
-		MaxBudgetUSD:   u.MaxBudgetUSD,
-		SoftBudgetUSD:  u.SoftBudgetUSD,
-		BudgetDuration: u.BudgetDuration,
+		Name:        u.Name,
+		Email:       u.Email,
+		TeamID:      u.TeamID,
+		budgetInput: budgetInputOf(u.Budget),
 	}
 }
 
@@ -45,39 +41,29 @@ func (in *userInput) applyTo(u *models.User) {
 	u.Name = in.Name
 	u.Email = in.Email
 	u.TeamID = in.TeamID
-	u.MaxBudgetUSD = in.MaxBudgetUSD
-	u.SoftBudgetUSD = in.SoftBudgetUSD
-	u.BudgetDuration = in.BudgetDuration
+	in.budgetInput.applyTo(&u.Budget)
 }
 
 // userJSON is a user in API answers.
 type userJSON struct {
-	ID             int64      `json:"id"`
-	Name           string     `json:"name"`
-	Email          string     `json:"email"`
-	TeamID         *int64     `json:"team_id"`
-	MaxBudgetUSD   *float64   `json:"max_budget_usd"`
-	SoftBudgetUSD  *float64   `json:"soft_budget_usd"`
-	BudgetDuration string     `json:"budget_duration"`
-	BudgetResetAt  *time.Time `json:"budget_reset_at"`
-	SpendUSD       float64    `json:"spend_usd"`
-	CreatedAt      time.Time  `json:"created_at"`
-	UpdatedAt      time.Time  `json:"updated_at"`
+	ID     int64  `json:"id"`
+	Name   string `json:"name"`
+	Email  string `json:"email"`
+	TeamID *int64 `json:"team_id"`
+	budgetJSON
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 func userJSONOf(u *models.User) userJSON {
 	return userJSON{
-		ID:             u.ID,
-		Name:           u.Name,
-		Email:          u.Email,
-		TeamID:         u.TeamID,
-		MaxBudgetUSD:   u.MaxBudgetUSD,
-		SoftBudgetUSD:  u.SoftBudgetUSD,
-		BudgetDuration: u.BudgetDuration,
-		BudgetResetAt:  u.BudgetResetAt,
-		SpendUSD:       u.SpendUSD,
-		CreatedAt:      u.CreatedAt,
-		UpdatedAt:      u.UpdatedAt,
+		ID:         u.ID,
+		Name:       u.Name,
+		Email:      u.Email,
+		TeamID:     u.TeamID,
+		budgetJSON: budgetJSONOf(u.Budget),
+		CreatedAt:  u.CreatedAt,
+		UpdatedAt:  u.UpdatedAt,
 	}
 }
 

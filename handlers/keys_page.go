@@ -128,15 +128,12 @@ func (a *App) readKeyForm(r *http.Request, kept *time.Time) (keyInput, views.Key
 	}
 	p := formParser{}
 	in := keyInput{
-		Name:           v.Name,
-		Models:         splitList(v.Models),
-		MaxBudgetUSD:   p.float("max_budget_usd", v.MaxBudgetUSD),
-		SoftBudgetUSD:  p.float("soft_budget_usd", v.SoftBudgetUSD),
-		BudgetDuration: v.BudgetDuration,
-		RPMLimit:       p.int("rpm_limit", v.RPMLimit),
-		TPMLimit:       p.int("tpm_limit", v.TPMLimit),
-		UserID:         p.id("user_id", v.UserID),
-		TeamID:         p.id("team_id", v.TeamID),
+		Name:        v.Name,
+		Models:      splitList(v.Models),
+		budgetInput: p.budget(v.MaxBudgetUSD, v.SoftBudgetUSD, v.BudgetDuration),
+		limitsInput: p.limits(v.RPMLimit, v.TPMLimit),
+		UserID:      p.id("user_id", v.UserID),
+		TeamID:      p.id("team_id", v.TeamID),
 	}
 	if t := p.time("expires_at", v.ExpiresAt); t != nil {
 		if !t.After(time.Now()) && (kept == nil || !t.Equal(kept.UTC().Truncate(time.Minute))) {

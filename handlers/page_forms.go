@@ -90,6 +90,17 @@ func (p *formParser) id(field, s string) *int64 {
 	return &n
 }
 
+// budget reads a budget's fields of a key's, a user's or a team's form.
+func (p *formParser) budget(max, soft, period string) budgetInput {
+	return budgetInput{MaxBudgetUSD: p.float("max_budget_usd", max), SoftBudgetUSD: p.float("soft_budget_usd", soft),
+		BudgetDuration: period}
+}
+
+// limits reads the rate limits of a key's or a team's form.
+func (p *formParser) limits(rpm, tpm string) limitsInput {
+	return limitsInput{RPMLimit: p.int("rpm_limit", rpm), TPMLimit: p.int("tpm_limit", tpm)}
+}
+
 // budgetPeriods are the reset periods the forms offer; current, when it is
 // another valid period (set through the API), is kept as a choice.
 func budgetPeriods(current string) []views.Option {

@@ -14,7 +14,7 @@ func TestTeamEditInPlace(t *testing.T) {
 	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
 		ta := newTestApp(t, s)
 		ctx := context.Background()
-		team := mustTeam(t, s, &models.Team{Name: "platform", Budget: models.Budget{MaxBudgetUSD: ptr(100.0)}, RateLimits: models.RateLimits{RPMLimit: ptr(60)}})
+		team := mustTeam(t, s, &models.Team{Name: "platform", Budget: models.Budget{MaxBudgetUSD: ptr(100.0), SoftBudgetUSD: ptr(80.0)}, RateLimits: models.RateLimits{RPMLimit: ptr(60)}})
 		mustTeam(t, s, &models.Team{Name: "research"})
 		id := strconv.FormatInt(team.ID, 10)
 		br := ta.browser(t)
@@ -27,7 +27,7 @@ func TestTeamEditInPlace(t *testing.T) {
 		wantPartial(t, "edit", rec)
 		doc := parseHTML(t, rec)
 		form := testid(doc, "team-edit-form")
-		for name, want := range map[string]string{"name": "platform", "max_budget_usd": "100", "rpm_limit": "60", "tpm_limit": ""} {
+		for name, want := range map[string]string{"name": "platform", "max_budget_usd": "100", "soft_budget_usd": "80", "rpm_limit": "60", "tpm_limit": ""} {
 			if v, _ := testid(form, "input-"+name).Attr("value"); v != want {
 				t.Errorf("edit form %s = %q, want %q", name, v, want)
 			}
@@ -38,7 +38,7 @@ func TestTeamEditInPlace(t *testing.T) {
 
 		// Save: the list, the new values shown and stored, one reload.
 		reloads := ta.reloader.n.Load()
-		rec = br.post("/teams/"+id, formOf("", "name", "platform", "max_budget_usd", "250", "budget_duration", "1mo", "tpm_limit", "5000"), inPlace)
+		rec = br.post("/teams/"+id, formOf("", "name", "platform", "max_budget_usd", "250", "soft_budget_usd", "90", "budget_duration", "1mo", "tpm_limit", "5000"), inPlace)
 		wantStatus(t, "save", rec, http.StatusOK)
 		doc = parseHTML(t, rec)
 		row := doc.Find(`[data-testid="team"][data-team-id="` + id + `"]`)
@@ -48,7 +48,7 @@ func TestTeamEditInPlace(t *testing.T) {
 		if ta.reloader.n.Load()-reloads != 1 {
 			t.Error("no reload")
 		}
-		if got, _ := s.GetTeam(ctx, team.ID); *got.MaxBudgetUSD != 250 || got.BudgetDuration != "1mo" || got.RPMLimit != nil || *got.TPMLimit != 5000 {
+		if got, _ := s.GetTeam(ctx, team.ID); *got.MaxBudgetUSD != 250 || got.SoftBudgetUSD == nil || *got.SoftBudgetUSD != 90 || got.BudgetDuration != "1mo" || got.RPMLimit != nil || *got.TPMLimit != 5000 {
 			t.Errorf("stored: %+v", got)
 		}
 

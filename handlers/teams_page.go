@@ -65,17 +65,16 @@ func (a *App) readTeamForm(r *http.Request) (teamInput, views.TeamValues, error)
 	v := views.TeamValues{
 		Name:           formValue(r, "name"),
 		MaxBudgetUSD:   formValue(r, "max_budget_usd"),
+		SoftBudgetUSD:  formValue(r, "soft_budget_usd"),
 		BudgetDuration: formValue(r, "budget_duration"),
 		RPMLimit:       formValue(r, "rpm_limit"),
 		TPMLimit:       formValue(r, "tpm_limit"),
 	}
 	p := formParser{}
 	in := teamInput{
-		Name:           v.Name,
-		MaxBudgetUSD:   p.float("max_budget_usd", v.MaxBudgetUSD),
-		BudgetDuration: v.BudgetDuration,
-		RPMLimit:       p.int("rpm_limit", v.RPMLimit),
-		TPMLimit:       p.int("tpm_limit", v.TPMLimit),
+		Name:        v.Name,
+		budgetInput: p.budget(v.MaxBudgetUSD, v.SoftBudgetUSD, v.BudgetDuration),
+		limitsInput: p.limits(v.RPMLimit, v.TPMLimit),
 	}
 	return in, v, joinInputErrors(p.err, a.validateStruct(&in))
 }
@@ -124,6 +123,7 @@ func (a *App) showEditTeam(w http.ResponseWriter, r *http.Request) {
 	form := teamForm(r, views.TeamForm{ID: t.ID, Values: views.TeamValues{
 		Name:           t.Name,
 		MaxBudgetUSD:   formatOptional(t.MaxBudgetUSD),
+		SoftBudgetUSD:  formatOptional(t.SoftBudgetUSD),
 		BudgetDuration: t.BudgetDuration,
 		RPMLimit:       formatOptional(t.RPMLimit),
 		TPMLimit:       formatOptional(t.TPMLimit),

@@ -15,7 +15,7 @@ func TestUserEditInPlace(t *testing.T) {
 		ta := newTestApp(t, s)
 		ctx := context.Background()
 		team := mustTeam(t, s, &models.Team{Name: "platform"})
-		u := mustUser(t, s, &models.User{Name: "ana", Email: "ana@example.com", Budget: models.Budget{MaxBudgetUSD: ptr(20.0)}})
+		u := mustUser(t, s, &models.User{Name: "ana", Email: "ana@example.com", Budget: models.Budget{MaxBudgetUSD: ptr(20.0), SoftBudgetUSD: ptr(15.0)}})
 		mustUser(t, s, &models.User{Name: "bo"})
 		id := strconv.FormatInt(u.ID, 10)
 		br := ta.browser(t)
@@ -26,7 +26,7 @@ func TestUserEditInPlace(t *testing.T) {
 		wantStatus(t, "edit", rec, http.StatusOK)
 		wantPartial(t, "edit", rec)
 		form := testid(parseHTML(t, rec), "user-edit-form")
-		for name, want := range map[string]string{"name": "ana", "email": "ana@example.com", "max_budget_usd": "20"} {
+		for name, want := range map[string]string{"name": "ana", "email": "ana@example.com", "max_budget_usd": "20", "soft_budget_usd": "15"} {
 			if v, _ := testid(form, "input-"+name).Attr("value"); v != want {
 				t.Errorf("edit form %s = %q, want %q", name, v, want)
 			}
@@ -34,7 +34,7 @@ func TestUserEditInPlace(t *testing.T) {
 
 		reloads := ta.reloader.n.Load()
 		rec = br.post("/users/"+id, formOf("", "name", "ana", "email", "ana@example.com", "team_id", strconv.FormatInt(team.ID, 10),
-			"max_budget_usd", "50", "budget_duration", "7d"), inPlace)
+			"max_budget_usd", "50", "soft_budget_usd", "40", "budget_duration", "7d"), inPlace)
 		wantStatus(t, "save", rec, http.StatusOK)
 		doc := parseHTML(t, rec)
 		row := doc.Find(`[data-testid="user"][data-user-id="` + id + `"]`)
@@ -44,7 +44,7 @@ func TestUserEditInPlace(t *testing.T) {
 		if ta.reloader.n.Load()-reloads != 1 {
 			t.Error("no reload")
 		}
-		if got, _ := s.GetUser(ctx, u.ID); *got.MaxBudgetUSD != 50 || got.BudgetDuration != "7d" || got.TeamID == nil || *got.TeamID != team.ID {
+		if got, _ := s.GetUser(ctx, u.ID); *got.MaxBudgetUSD != 50 || got.SoftBudgetUSD == nil || *got.SoftBudgetUSD != 40 || got.BudgetDuration != "7d" || got.TeamID == nil || *got.TeamID != team.ID {
 			t.Errorf("stored: %+v", got)
 		}
 

@@ -67,15 +67,15 @@ func (a *App) readUserForm(r *http.Request) (userInput, views.UserValues, error)
 		Email:          formValue(r, "email"),
 		TeamID:         formValue(r, "team_id"),
 		MaxBudgetUSD:   formValue(r, "max_budget_usd"),
+		SoftBudgetUSD:  formValue(r, "soft_budget_usd"),
 		BudgetDuration: formValue(r, "budget_duration"),
 	}
 	p := formParser{}
 	in := userInput{
-		Name:           v.Name,
-		Email:          v.Email,
-		TeamID:         p.id("team_id", v.TeamID),
-		MaxBudgetUSD:   p.float("max_budget_usd", v.MaxBudgetUSD),
-		BudgetDuration: v.BudgetDuration,
+		Name:        v.Name,
+		Email:       v.Email,
+		TeamID:      p.id("team_id", v.TeamID),
+		budgetInput: p.budget(v.MaxBudgetUSD, v.SoftBudgetUSD, v.BudgetDuration),
 	}
 	err := a.validateStruct(&in)
 	if err == nil {
@@ -140,6 +140,7 @@ func (a *App) showEditUser(w http.ResponseWriter, r *http.Request) {
 		Email:          u.Email,
 		TeamID:         formatID(u.TeamID),
 		MaxBudgetUSD:   formatOptional(u.MaxBudgetUSD),
+		SoftBudgetUSD:  formatOptional(u.SoftBudgetUSD),
 		BudgetDuration: u.BudgetDuration,
 	}}, owners)
 	if inPlace(r, "users") {

@@ -173,6 +173,7 @@ type TeamForm struct {
 type TeamValues struct {
 	Name           string
 	MaxBudgetUSD   string
+	SoftBudgetUSD  string
 	BudgetDuration string
 	RPMLimit       string
 	TPMLimit       string
@@ -212,6 +213,7 @@ type UserValues struct {
 	Email          string
 	TeamID         string
 	MaxBudgetUSD   string
+	SoftBudgetUSD  string
 	BudgetDuration string
 }
 
