@@ -51,15 +51,9 @@ func (t Trace) Value() (driver.Value, error) {
 
 // Scan implements sql.Scanner.
 func (t *Trace) Scan(src any) error {
-	var b []byte
-	switch v := src.(type) {
-	case string:
-		b = []byte(v)
-	case []byte:
-		b = v
-	case nil:
-	default:
-		return fmt.Errorf("models: scan Trace from %T", src)
+	b, err := columnBytes(src, "Trace")
+	if err != nil {
+		return err
 	}
 	if len(b) == 0 {
 		*t = nil

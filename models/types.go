@@ -230,17 +230,27 @@ func (l StringList) Value() (driver.Value, error) {
 
 // Scan implements sql.Scanner.
 func (l *StringList) Scan(src any) error {
-	var b []byte
-	switch v := src.(type) {
-	case string:
-		b = []byte(v)
-	case []byte:
-		b = v
-	case nil:
+	if src == nil {
 		*l = nil
 		return nil
-	default:
-		return fmt.Errorf("models: scan StringList from %T", src)
+	}
+	b, err := columnBytes(src, "StringList")
+	if err != nil {
+		return err
 	}
 	return json.Unmarshal(b, (*[]string)(l))
+}
+
+// columnBytes is a text column's value as the driver gives it (a string
+// or bytes; nil for NULL), for the Scan of a JSON-valued type.
+func columnBytes(src any, what string) ([]byte, error) {
+	switch v := src.(type) {
+	case string:
+		return []byte(v), nil
+	case []byte:
+		return v, nil
+	case nil:
+		return nil, nil
+	}
+	return nil, fmt.Errorf("models: scan %s from %T", what, src)
 }

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -20,7 +17,6 @@ import (
 // Needs attention panel, follows it to the pool status page, ends the
 // cooldown there (confirming) and sees the member back.
 func TestBrowserAttentionAndEndCooldown(t *testing.T) {
-	ctx := browserContext(t)
 	g, _ := startGateway(t, testConfig("", t.TempDir()))
 	addQuotaPool(t, g, nil)
 	key := mustAPI(t, g, "POST", "/api/keys", map[string]any{"name": "attention"}, http.StatusCreated)["key"].(string)
@@ -31,46 +27,8 @@ func TestBrowserAttentionAndEndCooldown(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	base := "http://" + g.AdminAddr()
-	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
-	do := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Text(css(sel)))
-		if err != nil {
-			t.Fatalf("text of %s: %v", sel, err)
-		}
-		return strings.Join(strings.Fields(v), " ")
-	}
-	count := func(sel string, n int) chromedp.Action[chromedp.Void] {
-		js := fmt.Sprintf(`document.querySelectorAll(%q).length === %d`, sel, n)
-		return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-			if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
-				return fmt.Errorf("wait for %d of %s: %w", n, sel, err)
-			}
-			return nil
-		})
-	}
-	ready := chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete" && !!window.htmx`,
-			chromedp.WithPollingTimeout(10*time.Second)))
-		return err
-	})
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(artifactPath(t, name), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	b := newAdminBrowser(t, g)
+	ctx, base := b.ctx, b.base
 	var confirms atomic.Int64
 	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
 	go func() {
@@ -84,7 +42,7 @@ func TestBrowserAttentionAndEndCooldown(t *testing.T) {
 	}()
 
 	// Asked for while signed out, the pool's page comes back after sign-in.
-	do(chromedp.EmulateViewport(1440, 900),
+	b.do(chromedp.EmulateViewport(1440, 900),
 		chromedp.Navigate(base+"/pools/quota"),
 		chromedp.WaitVisible(css(`[data-testid="login-form"]`)),
 		chromedp.SendKeys(css(`[data-testid="login-username"]`), "admin"),
@@ -95,21 +53,21 @@ func TestBrowserAttentionAndEndCooldown(t *testing.T) {
 		t.Fatalf("after sign-in at %q (%v), want the pool page asked for", loc, err)
 	}
 
-	do(chromedp.Navigate(base+"/"), ready, count(`[data-testid="attention-cooldown"]`, 1))
-	if got := text(`[data-testid="attention-cooldown"]`); !strings.Contains(got, "limited-model in pool quota is cooling down until") ||
+	b.do(chromedp.Navigate(base+"/"), ready, count(`[data-testid="attention-cooldown"]`, 1))
+	if got := b.text(`[data-testid="attention-cooldown"]`); !strings.Contains(got, "limited-model in pool quota is cooling down until") ||
 		!strings.Contains(got, "429, retry-after 309788s") || !strings.Contains(got, "(in 3d 14h)") {
 		t.Errorf("the attention panel says %q", got)
 	}
-	shot("attention-dashboard-1440x900.png")
+	b.shot("attention-dashboard-1440x900.png")
 
 	cooling := `[data-testid="member-cooling"]`
-	do(chromedp.Click(css(`[data-testid="attention-cooldown"] a`)),
+	b.do(chromedp.Click(css(`[data-testid="attention-cooldown"] a`)),
 		chromedp.WaitVisible(css(`[data-testid="pool-members"]`)), ready, count(cooling, 1),
 		chromedp.Click(css(`[data-testid="end-cooldown"]`)),
 		count(cooling, 0), count(`[data-testid="check-summary"]`, 1))
-	if got := text(`[data-testid="check-summary"]`); !strings.Contains(got, "ended") || confirms.Load() != 1 {
+	if got := b.text(`[data-testid="check-summary"]`); !strings.Contains(got, "ended") || confirms.Load() != 1 {
 		t.Errorf("after End cooldown: %q, %d confirmations", got, confirms.Load())
 	}
-	shot("attention-pool-after-end-1440x900.png")
-	do(chromedp.Navigate(base+"/"), ready, count(`[data-testid="attention-none"]`, 1))
+	b.shot("attention-pool-after-end-1440x900.png")
+	b.do(chromedp.Navigate(base+"/"), ready, count(`[data-testid="attention-none"]`, 1))
 }

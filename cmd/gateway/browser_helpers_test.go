@@ -80,6 +80,11 @@ func waitContains(sel, want string) chromedp.Action[chromedp.Void] {
 		fmt.Sprintf(`(document.querySelector(%q)?.textContent ?? "").replace(/\s+/g, " ").includes(%q)`, sel, want))
 }
 
+// count waits for n elements to match sel.
+func count(sel string, n int) chromedp.Action[chromedp.Void] {
+	return poll(fmt.Sprintf("%d of %s", n, sel), fmt.Sprintf(`document.querySelectorAll(%q).length === %d`, sel, n))
+}
+
 func typeInto(sel, v string) chromedp.Action[chromedp.Void] {
 	return chromedp.Steps(chromedp.Clear(css(sel)), chromedp.SendKeys(css(sel), v))
 }
@@ -102,19 +107,28 @@ func (b *adminBrowser) open(path string) {
 	b.do(chromedp.Navigate(b.base+path), ready)
 }
 
-// shots saves the page at 1440×900 and 390×844 into the artifacts, then
-// goes back to the desktop size.
+// shot saves the page as it is into the artifacts under name.
+func (b *adminBrowser) shot(name string) {
+	b.t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.WriteFile(artifactPath(b.t, name), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// shots saves the page at 1440×900 and as a phone at 390×844 into the
+// artifacts, then goes back to the desktop size.
 func (b *adminBrowser) shots(name string) {
 	b.t.Helper()
-	for _, size := range [][2]int64{{1440, 900}, {390, 844}} {
-		b.do(chromedp.EmulateViewport(size[0], size[1]), chromedp.Sleep(200*time.Millisecond))
-		png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			b.t.Fatal(err)
-		}
-		if err := os.WriteFile(artifactPath(b.t, fmt.Sprintf("%s-%dx%d.png", name, size[0], size[1])), png, 0o644); err != nil {
-			b.t.Fatal(err)
-		}
+	for _, size := range []struct {
+		w, h int64
+		opts []chromedp.EmulateViewportOption
+	}{{1440, 900, nil}, {390, 844, []chromedp.EmulateViewportOption{chromedp.EmulatePortrait, chromedp.EmulateMobile}}} {
+		b.do(chromedp.EmulateViewport(size.w, size.h, size.opts...), chromedp.Sleep(200*time.Millisecond))
+		b.shot(fmt.Sprintf("%s-%dx%d.png", name, size.w, size.h))
 	}
 	b.do(chromedp.EmulateViewport(1440, 900))
 }

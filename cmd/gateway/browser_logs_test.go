@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +17,6 @@ import (
 // page an admin filters errors only, opens the failed request and reads its
 // two attempts: who answered what, and why the router moved on.
 func TestBrowserLogsTrace(t *testing.T) {
-	ctx := browserContext(t)
 	g, _ := startGateway(t, testConfig("", t.TempDir()))
 	limited, _ := scriptedUpstream(t, http.StatusTooManyRequests, "309788", 0)
 	failing, _ := scriptedUpstream(t, http.StatusInternalServerError, "", 0)
@@ -52,82 +50,26 @@ func TestBrowserLogsTrace(t *testing.T) {
 	}
 	waitForLogs(t, g, 2)
 
-	base := "http://" + g.AdminAddr()
-	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
-	do := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Text(css(sel)))
-		if err != nil {
-			t.Fatalf("text of %s: %v", sel, err)
-		}
-		return strings.Join(strings.Fields(v), " ")
-	}
-	// count waits until n elements match sel: htmx swaps in place.
-	count := func(sel string, n int) chromedp.Action[chromedp.Void] {
-		js := fmt.Sprintf(`document.querySelectorAll(%q).length === %d`, sel, n)
-		return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-			if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
-				return fmt.Errorf("wait for %d of %s: %w", n, sel, err)
-			}
-			return nil
-		})
-	}
-	ready := chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete" && !!window.htmx`,
-			chromedp.WithPollingTimeout(10*time.Second)))
-		return err
-	})
-	// shots saves the page at a desktop's and a phone's size, and goes back
-	// to the desktop's.
-	shots := func(name string) {
-		t.Helper()
-		for _, size := range []struct {
-			w, h int64
-			opts []chromedp.EmulateViewportOption
-		}{{390, 844, []chromedp.EmulateViewportOption{chromedp.EmulatePortrait, chromedp.EmulateMobile}}, {1440, 900, nil}} {
-			do(chromedp.EmulateViewport(size.w, size.h, size.opts...), chromedp.Sleep(200*time.Millisecond))
-			png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(artifactPath(t, fmt.Sprintf("%s-%dx%d.png", name, size.w, size.h)), png, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-
+	b := newAdminBrowser(t, g)
 	row := `[data-testid="log"]`
-	do(chromedp.EmulateViewport(1440, 900),
-		chromedp.Navigate(base+"/login"),
-		chromedp.WaitVisible(css(`[data-testid="login-form"]`)),
-		chromedp.SendKeys(css(`[data-testid="login-username"]`), "admin"),
-		chromedp.SendKeys(css(`[data-testid="login-password"]`), testPassword),
-		chromedp.Click(css(`[data-testid="login-submit"]`)),
-		chromedp.WaitVisible(css(`[data-testid="nav"]`)),
-		chromedp.Navigate(base+"/logs"), ready,
-		count(row, 2))
-	shots("logs-page")
+	b.signIn()
+	b.do(chromedp.Navigate(b.base+"/logs"), ready, count(row, 2))
+	b.shots("logs-page")
 
-	do(chromedp.Click(css(`[data-testid="filter-errors"]`)),
+	b.do(chromedp.Click(css(`[data-testid="filter-errors"]`)),
 		chromedp.Click(css(`[data-testid="filter-submit"]`)),
 		count(row, 1))
-	loc, err := chromedp.Run(ctx, chromedp.Location())
+	loc, err := chromedp.Run(b.ctx, chromedp.Location())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(loc, "/logs?") || !strings.Contains(loc, "errors=1") || !strings.Contains(text(row), "broken") {
-		t.Fatalf("errors only: %s shows %q, want the broken pool's request", loc, text(row))
+	if !strings.Contains(loc, "/logs?") || !strings.Contains(loc, "errors=1") || !strings.Contains(b.text(row), "broken") {
+		t.Fatalf("errors only: %s shows %q, want the broken pool's request", loc, b.text(row))
 	}
-	do(chromedp.Click(css(row+` [data-testid="log-link"]`)),
+	b.do(chromedp.Click(css(row+` [data-testid="log-link"]`)),
 		count(`[data-testid="attempt"]`, 2))
 	attempt := func(n int, id string) string {
-		return text(fmt.Sprintf(`[data-testid="attempt"]:nth-child(%d) [data-testid="%s"]`, n, id))
+		return b.text(fmt.Sprintf(`[data-testid="attempt"]:nth-child(%d) [data-testid="%s"]`, n, id))
 	}
 	if got := attempt(1, "attempt-member"); !strings.Contains(got, "broken") || !strings.Contains(got, "limited-model") {
 		t.Errorf("first attempt went to %q, want the limited member", got)
@@ -140,10 +82,10 @@ func TestBrowserLogsTrace(t *testing.T) {
 		s != "500" || !strings.HasPrefix(why, "5xx") {
 		t.Errorf("second attempt: %q %s %q", m, s, why)
 	}
-	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.Contains(loc, "/logs/") {
+	if loc, _ := chromedp.Run(b.ctx, chromedp.Location()); !strings.Contains(loc, "/logs/") {
 		t.Errorf("the detail view is at %s", loc)
 	}
-	shots("log-detail")
+	b.shots("log-detail")
 }
 
 // waitForLogs polls GET /api/logs until n request logs are written: the log
