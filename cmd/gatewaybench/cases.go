@@ -31,16 +31,18 @@ type benchCase struct {
 }
 
 // allCases lists the cases in table order. The translation cases send the
-// direct and proxy targets the caller's own Anthropic request, which the fake
-// upstream answers in Anthropic's format: the caller's side of the exchange
-// is then identical on every target, and the gateway's translation is part
-// of what it adds.
+// direct and proxy targets the caller's own request, which the fake upstream
+// answers in the caller's format: the caller's side of the exchange is then
+// identical on every target, and the gateway's translation is part of what
+// it adds.
 func allCases() []benchCase {
 	return []benchCase{
 		{name: "chat", about: "OpenAI caller → OpenAI pool, JSON", path: "/v1/chat/completions", body: chatBody(false)},
 		{name: "chat-stream", about: "OpenAI caller → OpenAI pool, SSE", path: "/v1/chat/completions", body: chatBody(true), stream: true},
 		{name: "msg→chat", about: "Anthropic caller → OpenAI pool (translated), JSON", path: "/v1/messages", body: messagesBody(poolOpenAI, false), anthropic: true},
 		{name: "msg→chat-stream", about: "Anthropic caller → OpenAI pool (translated), SSE", path: "/v1/messages", body: messagesBody(poolOpenAI, true), stream: true, anthropic: true},
+		{name: "chat→msg", about: "OpenAI caller → Anthropic pool (translated), JSON", path: "/v1/chat/completions", body: chatBodyFor(poolAnthropic, false)},
+		{name: "chat→msg-stream", about: "OpenAI caller → Anthropic pool (translated), SSE", path: "/v1/chat/completions", body: chatBodyFor(poolAnthropic, true), stream: true},
 		{name: "msg-stream", about: "Anthropic caller → Anthropic pool (pass-through), SSE", path: "/v1/messages", body: messagesBody(poolAnthropic, true), stream: true, anthropic: true},
 	}
 }
@@ -134,7 +136,9 @@ func conversation() []chatMessage {
 	return []chatMessage{{"user", userTurn1}, {"assistant", assistantTurn}, {"user", userTurn2}}
 }
 
-func chatBody(stream bool) []byte {
+func chatBody(stream bool) []byte { return chatBodyFor(poolOpenAI, stream) }
+
+func chatBodyFor(model string, stream bool) []byte {
 	type streamOptions struct {
 		IncludeUsage bool `json:"include_usage"`
 	}
@@ -145,7 +149,7 @@ func chatBody(stream bool) []byte {
 		MaxTokens     int            `json:"max_tokens"`
 		Stream        bool           `json:"stream"`
 		StreamOptions *streamOptions `json:"stream_options,omitempty"`
-	}{Model: poolOpenAI, Messages: append([]chatMessage{{"system", systemPrompt}}, conversation()...),
+	}{Model: model, Messages: append([]chatMessage{{"system", systemPrompt}}, conversation()...),
 		Temperature: 0.2, MaxTokens: 512, Stream: stream}
 	if stream {
 		body.StreamOptions = &streamOptions{IncludeUsage: true}
