@@ -201,7 +201,7 @@ func DashboardContent(d DashboardPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<h3>By deployment</h3><p class=\"muted small-text\" data-testid=\"usage-deployment-note\">Requests from the request logs in this window, each under the member that answered it last.</p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<h3>By model entry</h3><p class=\"muted small-text\" data-testid=\"usage-deployment-note\">Requests from the request logs in this window, each under the member that answered it last.</p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -219,12 +219,12 @@ func DashboardContent(d DashboardPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else if len(d.Live) == 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<p class=\"muted card\" data-testid=\"no-live\">No deployment is being served.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<p class=\"muted card\" data-testid=\"no-live\">No model entry is being served.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<div class=\"table-scroll\"><table class=\"card-table\"><thead><tr><th>Deployment</th><th class=\"num\">Attempts</th><th class=\"num\">Success</th><th class=\"num\">Avg</th><th class=\"num\">p95</th><th class=\"num\">Tokens in / out</th><th class=\"num\">Cost</th><th>Last error</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<div class=\"table-scroll\"><table class=\"card-table\"><thead><tr><th>Model entry</th><th class=\"num\">Attempts</th><th class=\"num\">Success</th><th class=\"num\">Avg</th><th class=\"num\">p95</th><th class=\"num\">Tokens in / out</th><th class=\"num\">Cost</th><th>Last error</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

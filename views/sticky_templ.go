@@ -83,7 +83,7 @@ func StickyBindings(p StickyPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<div class=\"table-scroll\"><table class=\"card-table\"><thead><tr><th>Model</th><th>Deployment</th><th>Kind</th><th>Expires in</th><th></th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<div class=\"table-scroll\"><table class=\"card-table\"><thead><tr><th>Model</th><th>Member</th><th>Kind</th><th>Expires in</th><th></th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

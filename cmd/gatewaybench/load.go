@@ -19,8 +19,9 @@ type measurement struct {
 	failed    int
 	firstErr  error
 	elapsed   time.Duration
-	mallocs   uint64 // heap allocations in the whole process during the run
-	peakRSS   int64  // bytes; the process's, since the run started when the kernel allows
+	mallocs   uint64        // heap allocations in the whole process during the run
+	cpu       time.Duration // CPU time of the whole process during the run
+	peakRSS   int64         // bytes; the process's, since the run started when the kernel allows
 }
 
 // workerResult is what one worker of a run saw.
@@ -32,13 +33,14 @@ type workerResult struct {
 
 // measure runs conc workers, each sending c's request to t and waiting for
 // the whole answer before the next, until d has passed. Allocations are
-// counted across the whole process: the load generator and the upstream
-// allocate the same on every target, so differences between targets are the
-// targets' own.
+// and CPU time are counted across the whole process: the load generator and
+// the upstream cost the same on every target, so differences between targets
+// are the targets' own.
 func measure(ctx context.Context, t *target, c *benchCase, conc int, d time.Duration, key string) measurement {
 	resetPeakRSS()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	cpu := processCPU()
 	start := time.Now()
 	results := make([]workerResult, conc)
 	var wg sync.WaitGroup
@@ -59,6 +61,7 @@ func measure(ctx context.Context, t *target, c *benchCase, conc int, d time.Dura
 	if t.settle != nil {
 		t.settle(ctx, t.sent)
 	}
+	m.cpu = processCPU() - cpu
 	runtime.ReadMemStats(&after)
 	m.mallocs = after.Mallocs - before.Mallocs
 	m.peakRSS = peakRSS()

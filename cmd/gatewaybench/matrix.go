@@ -19,6 +19,7 @@ type summary struct {
 	p50, p99, ttfb50 time.Duration
 	rps              float64
 	allocsPerReq     float64
+	cpuPerReq        time.Duration // the whole process's CPU time per request
 	peakRSS          int64
 }
 
@@ -68,6 +69,7 @@ func summarise(c *benchCase, conc int, target string, runs []measurement) summar
 	var latencies, ttfbs []time.Duration
 	var elapsed time.Duration
 	var mallocs uint64
+	var cpu time.Duration
 	for _, m := range runs {
 		latencies = append(latencies, m.latencies...)
 		ttfbs = append(ttfbs, m.ttfbs...)
@@ -77,6 +79,7 @@ func summarise(c *benchCase, conc int, target string, runs []measurement) summar
 		}
 		elapsed += m.elapsed
 		mallocs += m.mallocs
+		cpu += m.cpu
 		s.peakRSS = max(s.peakRSS, m.peakRSS)
 	}
 	s.requests = len(latencies)
@@ -88,6 +91,7 @@ func summarise(c *benchCase, conc int, target string, runs []measurement) summar
 	}
 	if n := s.requests + s.failed; n > 0 {
 		s.allocsPerReq = float64(mallocs) / float64(n)
+		s.cpuPerReq = cpu / time.Duration(n)
 	}
 	return s
 }

@@ -5,7 +5,19 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"syscall"
+	"time"
 )
+
+// processCPU is the CPU time (user and system) the process has used so far,
+// 0 if unknown.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // resetPeakRSS restarts the kernel's peak resident set size (VmHWM) at the
 // current one, so that a run's peak is its own (Linux 4.0 and later). It

@@ -27,14 +27,14 @@ func (t table) find(c *benchCase, conc int, target string) *summary {
 // divided by the proxy's (the target is 1.3× at most).
 func printTable(w io.Writer, t table) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "case\tc\ttarget\tp50\tp99\tover direct\tover proxy\treq/s\tttfb p50\tallocs/req\town allocs\tpeak RSS MiB\terrors\t")
+	fmt.Fprintln(tw, "case\tc\ttarget\tp50\tp99\tover direct\tover proxy\treq/s\tttfb p50\tallocs/req\town allocs\town CPU/req\tpeak RSS MiB\terrors\t")
 	for i := range t {
 		s := &t[i]
 		direct, proxy := t.find(s.c, s.conc, targetDirect), t.find(s.c, s.conc, targetProxy)
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%d\t\n",
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%d\t\n",
 			s.c.name, s.conc, s.target, fmtDur(s.p50), fmtDur(s.p99),
 			overDirect(s, direct), overProxy(s, direct, proxy), reqPerSec(s, proxy), ttfbCell(s, proxy),
-			s.allocsPerReq, ownAllocs(s, direct), mib(s.peakRSS), s.failed)
+			s.allocsPerReq, ownAllocs(s, direct), ownCPU(s, direct, proxy), mib(s.peakRSS), s.failed)
 	}
 	return tw.Flush()
 }
@@ -87,6 +87,19 @@ func ownAllocs(s, direct *summary) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", s.allocsPerReq-direct.allocsPerReq)
+}
+
+// ownCPU is the CPU time per request beyond the direct target's (the load
+// generator and the upstream), and for the gateway that ÷ the proxy's.
+func ownCPU(s, direct, proxy *summary) string {
+	if s.target == targetDirect || direct == nil {
+		return "-"
+	}
+	own := s.cpuPerReq - direct.cpuPerReq
+	if s.target != targetGateway || proxy == nil || proxy.cpuPerReq <= direct.cpuPerReq {
+		return fmtDur(own)
+	}
+	return fmt.Sprintf("%s %.2f×", fmtDur(own), float64(own)/float64(proxy.cpuPerReq-direct.cpuPerReq))
 }
 
 // printTargets checks the results against the overhead targets that the
@@ -149,7 +162,8 @@ func printLegend(w io.Writer, cases []benchCase) {
 	}
 	fmt.Fprintln(w, "over direct: p50 difference and ratio; over proxy: p50 difference, and ovh = the gateway's overhead over direct ÷ the proxy's;")
 	fmt.Fprintln(w, "req/s (%): the gateway's share of the proxy's; ttfb (…): gateway − proxy; allocs/req: the whole process's")
-	fmt.Fprintln(w, "(load generator and upstream included); own allocs: minus the direct target's; peak RSS: the process's, per run.")
+	fmt.Fprintln(w, "(load generator and upstream included); own allocs, own CPU/req: minus the direct target's (for the gateway also ÷ the proxy's);")
+	fmt.Fprintln(w, "peak RSS: the process's, per run.")
 }
 
 // printGatewayState shows what the gateway's pools and log writer did over

@@ -109,8 +109,8 @@ func TestRequestRoundTrip(t *testing.T) {
 }
 
 // TestClaudeCodeFixture checks what matters about the translation of
-// Claude Code's request (testdata's copy of the body in
-// /work/shared/fixtures/claude-code-request.json) beyond its golden file.
+// Claude Code's request (a captured body, kept in testdata) beyond its
+// golden file.
 func TestClaudeCodeFixture(t *testing.T) {
 	body := readTestdata(t, "testdata/messages_to_chat/claude_code.in.json")
 	out, err := MessagesToChat(body, "gpt", true)
