@@ -10,8 +10,9 @@ import (
 // readMessagesAnswer) and one writer per caller protocol (writeChatAnswer,
 // writeMessagesAnswer, writeResponsesAnswer), so a new protocol adds a
 // reader and a writer, not a converter for every pair. The wire is read and
-// written by hand where a benchmark showed it pays (fastanswer.go,
-// fastresponse.go), through decode and marshal elsewhere.
+// written by hand where a benchmark showed it pays (fastanswer.go: an
+// Anthropic answer read, a chat completion written), through decode and
+// marshal elsewhere.
 
 // answer is an upstream's answer in no protocol's words, but for its
 // content: its parts (partText, partThinking, partRedacted, partRefusal and
@@ -66,14 +67,14 @@ func chatCompletionAnswer(resp *messagesResponse, created int64) (chatResponseOu
 // are refused).
 func ChatResponseToMessages(body []byte) ([]byte, Usage, error) {
 	var resp chatResponse
-	if err := decodeChatResponse(body, &resp); err != nil {
+	if err := decode(body, &resp); err != nil {
 		return nil, Usage{}, fmt.Errorf("translate: openai answer: %w", err)
 	}
 	out, usage, err := anthropicAnswer(&resp)
 	if err != nil {
 		return nil, Usage{}, err
 	}
-	b, err := marshalMessagesResponse(&out)
+	b, err := marshal(out)
 	return b, usage, err
 }
 
@@ -89,19 +90,19 @@ func anthropicAnswer(resp *chatResponse) (messagesResponseOut, Usage, error) {
 
 // ChatResponseToResponses translates an OpenAI chat completion into a
 // Responses "response" object, and returns its usage (see
-// readFullChatAnswer and writeResponsesAnswer). Only the first choice is
+// readChatAnswer and writeResponsesAnswer). Only the first choice is
 // read.
 func ChatResponseToResponses(body []byte) ([]byte, Usage, error) {
 	return chatResponseToResponses(body, time.Now().Unix())
 }
 
 func chatResponseToResponses(body []byte, now int64) ([]byte, Usage, error) {
-	var resp chatAnswer
+	var resp chatResponse
 	if err := decode(body, &resp); err != nil {
 		return nil, Usage{}, fmt.Errorf("translate: openai answer: %w", err)
 	}
 	var room answerParts
-	a, parts, err := readFullChatAnswer(&resp, room[:0])
+	a, parts, err := readChatAnswer(&resp, room[:0])
 	if err != nil {
 		return nil, Usage{}, err
 	}
@@ -110,18 +111,18 @@ func chatResponseToResponses(body []byte, now int64) ([]byte, Usage, error) {
 
 // MessagesResponseToResponses translates an Anthropic non-streaming answer
 // into a Responses "response" object, and returns its usage (see
-// readSignedMessagesAnswer and writeResponsesAnswer).
+// readMessagesAnswer and writeResponsesAnswer).
 func MessagesResponseToResponses(body []byte) ([]byte, Usage, error) {
 	return messagesResponseToResponses(body, time.Now().Unix())
 }
 
 func messagesResponseToResponses(body []byte, created int64) ([]byte, Usage, error) {
-	var resp messagesAnswer
-	if err := decode(body, &resp); err != nil {
+	var resp messagesResponse
+	if err := decodeMessagesResponse(body, &resp); err != nil {
 		return nil, Usage{}, fmt.Errorf("translate: anthropic answer: %w", err)
 	}
 	var room answerParts
-	a, parts, err := readSignedMessagesAnswer(&resp, room[:0])
+	a, parts, err := readMessagesAnswer(&resp, room[:0])
 	if err != nil {
 		return nil, Usage{}, err
 	}

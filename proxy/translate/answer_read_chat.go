@@ -6,29 +6,13 @@ import (
 )
 
 // readChatAnswer reads an OpenAI chat completion's first choice, its parts
-// appended to parts: its content (a string, or text parts from some
-// compatible servers) as a text part, a refusal as a refusal part, tool
-// calls as call parts with their ids as sent (writers make up missing
-// ones); finish_reason as chatStop reads it. resp has the shape the hand
-// reader takes (fastresponse.go), without what only a Responses caller
-// keeps (see readFullChatAnswer).
+// appended to parts: the reasoning compatible servers send
+// (reasoning_content or reasoning) as a thinking part ahead of the others,
+// its content (a string, or text parts from some compatible servers) as a
+// text part, a refusal as a refusal part, tool calls as call parts with
+// their ids as sent (writers make up missing ones); finish_reason as
+// chatStop reads it; the creation time and the reasoning tokens.
 func readChatAnswer(resp *chatResponse, parts []part) (answer, []part, error) {
-	if len(resp.Choices) == 0 {
-		return answer{}, nil, fmt.Errorf("translate: openai answer has no choices")
-	}
-	c := &resp.Choices[0]
-	a := answer{id: resp.ID, model: resp.Model, stop: chatStop(c.FinishReason)}
-	if resp.Usage != nil {
-		a.usage = resp.Usage.usage()
-	}
-	return a, appendAnswerParts(parts, "", c.Message.Content, c.Message.Refusal, c.Message.ToolCalls), nil
-}
-
-// readFullChatAnswer is readChatAnswer of the wider shape: it also reads
-// the reasoning compatible servers send (reasoning_content or reasoning) as
-// a thinking part ahead of the others, the creation time and the reasoning
-// tokens.
-func readFullChatAnswer(resp *chatAnswer, parts []part) (answer, []part, error) {
 	if len(resp.Choices) == 0 {
 		return answer{}, nil, fmt.Errorf("translate: openai answer has no choices")
 	}

@@ -42,11 +42,11 @@ func writeResponsesAnswer(a *answer, parts []part, now int64) ([]byte, Usage, er
 }
 
 // thinkingBlock gives the Anthropic block a thinking part was read from.
-func thinkingBlock(p *part) signedBlock {
+func thinkingBlock(p *part) anthropicBlock {
 	if p.kind == partRedacted {
-		return signedBlock{anthropicBlock: anthropicBlock{Type: "redacted_thinking", Thinking: p.text}, Data: p.signature}
+		return anthropicBlock{Type: "redacted_thinking", Thinking: p.text, Data: p.signature}
 	}
-	return signedBlock{anthropicBlock: anthropicBlock{Type: "thinking", Thinking: p.text}, Signature: p.signature}
+	return anthropicBlock{Type: "thinking", Thinking: p.text, Signature: p.signature}
 }
 
 // outputBuilder gathers a response's output items.

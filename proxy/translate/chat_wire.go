@@ -145,12 +145,14 @@ type chatToolChoiceFunction struct {
 	} `json:"function"`
 }
 
-// chatResponse is an OpenAI non-streaming answer, read by ChatResponseToMessages.
+// chatResponse is an OpenAI non-streaming answer, as readChatAnswer reads
+// it.
 type chatResponse struct {
 	ID      string               `json:"id"`
+	Created int64                `json:"created"`
 	Model   string               `json:"model"`
 	Choices []chatResponseChoice `json:"choices"`
-	Usage   *chatUsage           `json:"usage"`
+	Usage   *chatAnswerUsage     `json:"usage"`
 }
 
 type chatResponseChoice struct {
@@ -159,9 +161,11 @@ type chatResponseChoice struct {
 }
 
 type chatAnswerMessage struct {
-	Content   json.RawMessage `json:"content"`
-	Refusal   string          `json:"refusal"`
-	ToolCalls []chatToolCall  `json:"tool_calls"`
+	Content          json.RawMessage `json:"content"`
+	Refusal          string          `json:"refusal"`
+	ReasoningContent string          `json:"reasoning_content"` // reasoning, as compatible servers send it
+	Reasoning        json.RawMessage `json:"reasoning"`         // or so
+	ToolCalls        []chatToolCall  `json:"tool_calls"`
 }
 
 // chatResponseOut is the OpenAI answer MessagesResponseToChat writes.

@@ -126,3 +126,11 @@ func chatResponseSize(m *chatResponseOut) int {
 	}
 	return n + n/16
 }
+
+// appendOptString writes *s, or null.
+func appendOptString(b []byte, s *string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	return appendJSONString(b, *s, false)
+}

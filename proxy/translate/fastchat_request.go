@@ -237,3 +237,44 @@ func (r *jsonReader) readChatFile(f *chatFile) bool {
 		return r.value(0)
 	})
 }
+
+// readToolCallList reads null, or an array of tool calls.
+func (r *jsonReader) readToolCallList(dst *[]chatToolCall) bool {
+	list := []chatToolCall{}
+	null, ok := r.array(func() bool {
+		list = append(list, chatToolCall{})
+		return r.readToolCall(&list[len(list)-1])
+	})
+	if !null {
+		*dst = list
+	}
+	return ok
+}
+
+func (r *jsonReader) readToolCall(tc *chatToolCall) bool {
+	var seen fieldSet
+	return r.object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return seen.first(0) && r.optString(&tc.ID)
+		case "type":
+			return seen.first(1) && r.optString(&tc.Type)
+		case "function":
+			return seen.first(2) && (r.null() || r.readFunctionCall(&tc.Function))
+		}
+		return r.value(0)
+	})
+}
+
+func (r *jsonReader) readFunctionCall(f *chatFunctionCall) bool {
+	var seen fieldSet
+	return r.object(func(key []byte) bool {
+		switch string(key) {
+		case "name":
+			return seen.first(0) && r.optString(&f.Name)
+		case "arguments":
+			return seen.first(1) && r.optString(&f.Arguments)
+		}
+		return r.value(0)
+	})
+}

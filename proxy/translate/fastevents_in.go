@@ -13,9 +13,9 @@ import "cmp"
 
 // readBlockDelta reads a content_block_delta: cmp.Or(name, its type) must
 // say so, and its delta be an object of string members.
-func (r *jsonReader) readBlockDelta(name string, data []byte, d *signedDelta) (index int, ok bool) {
+func (r *jsonReader) readBlockDelta(name string, data []byte, d *anthropicDelta) (index int, ok bool) {
 	r.reset(data)
-	*d = signedDelta{}
+	*d = anthropicDelta{}
 	var typ string
 	hasDelta := false
 	ok = r.object(func(key []byte) bool {
@@ -38,7 +38,7 @@ func (r *jsonReader) readBlockDelta(name string, data []byte, d *signedDelta) (i
 	return index, ok
 }
 
-func (r *jsonReader) readDelta(d *signedDelta) bool {
+func (r *jsonReader) readDelta(d *anthropicDelta) bool {
 	return r.object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
@@ -386,6 +386,8 @@ func (r *jsonReader) readMessageDelta(d *anthropicDelta) bool {
 			return seen.first(3) && r.optString(&d.Thinking)
 		case "stop_reason":
 			return seen.first(4) && r.optString(&d.StopReason)
+		case "signature":
+			return seen.first(5) && r.optString(&d.Signature)
 		}
 		return r.value(0)
 	})

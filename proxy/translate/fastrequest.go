@@ -333,6 +333,10 @@ func (r *jsonReader) readBlock(b *anthropicBlock) bool {
 			return seen.first(8) && r.rawInto(&b.Content)
 		case "thinking":
 			return seen.first(9) && r.optString(&b.Thinking)
+		case "signature":
+			return seen.first(10) && r.optString(&b.Signature)
+		case "data":
+			return seen.first(11) && r.optString(&b.Data)
 		}
 		return r.value(0)
 	})

@@ -41,6 +41,8 @@ type anthropicBlock struct {
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
 	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"` // a thinking block's
+	Data      string          `json:"data"`      // a redacted_thinking block's
 }
 
 // source decodes the source of an image or a document block; nil if it
@@ -186,6 +188,7 @@ type anthropicDelta struct {
 	Text        string `json:"text"`
 	PartialJSON string `json:"partial_json"`
 	Thinking    string `json:"thinking"`
+	Signature   string `json:"signature"` // a signature_delta's
 	StopReason  string `json:"stop_reason"`
 }
 

@@ -255,7 +255,7 @@ const thinkingPrefix = "anthropic-thinking:"
 // encodeThinking gives the encrypted_content for a thinking block (with its
 // signature) or a redacted_thinking block (with its data); "" for a block
 // that cannot be sent back, a thinking block without a signature.
-func encodeThinking(b *signedBlock) string {
+func encodeThinking(b *anthropicBlock) string {
 	v := sendableThinking(b)
 	if v == nil {
 		return ""
@@ -274,7 +274,7 @@ func decodeThinking(s string) (json.RawMessage, bool) {
 	if err != nil {
 		return nil, false
 	}
-	var b signedBlock
+	var b anthropicBlock
 	if json.Unmarshal(raw, &b) != nil {
 		return nil, false
 	}
@@ -287,7 +287,7 @@ func decodeThinking(s string) (json.RawMessage, bool) {
 
 // sendableThinking gives a thinking or redacted_thinking block with exactly
 // the fields Anthropic takes back, or nil if it cannot be sent back.
-func sendableThinking(b *signedBlock) any {
+func sendableThinking(b *anthropicBlock) any {
 	switch {
 	case b.Type == "thinking" && b.Signature != "":
 		return struct {

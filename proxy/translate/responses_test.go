@@ -170,22 +170,22 @@ func TestThinkingBudget(t *testing.T) {
 // TestThinkingEncoding: a signed thinking block and a redacted one survive
 // the trip through encrypted_content exactly; anything else is not ours.
 func TestThinkingEncoding(t *testing.T) {
-	for _, b := range []signedBlock{
-		{anthropicBlock: anthropicBlock{Type: "thinking", Thinking: "Let me think <about> \"it\"."}, Signature: "EqQBCg=="},
-		{anthropicBlock: anthropicBlock{Type: "thinking"}, Signature: "sig"},
-		{anthropicBlock: anthropicBlock{Type: "redacted_thinking"}, Data: "EmwKAhgB"},
+	for _, b := range []anthropicBlock{
+		{Type: "thinking", Thinking: "Let me think <about> \"it\".", Signature: "EqQBCg=="},
+		{Type: "thinking", Signature: "sig"},
+		{Type: "redacted_thinking", Data: "EmwKAhgB"},
 	} {
 		enc := encodeThinking(&b)
 		raw, ok := decodeThinking(enc)
 		if !ok {
 			t.Fatalf("%+v: %q does not decode", b, enc)
 		}
-		var got signedBlock
+		var got anthropicBlock
 		if err := json.Unmarshal(raw, &got); err != nil || !reflect.DeepEqual(got, b) {
 			t.Errorf("%+v came back as %s", b, raw)
 		}
 	}
-	if enc := encodeThinking(&signedBlock{anthropicBlock: anthropicBlock{Type: "thinking", Thinking: "x"}}); enc != "" {
+	if enc := encodeThinking(&anthropicBlock{Type: "thinking", Thinking: "x"}); enc != "" {
 		t.Errorf("thinking without a signature encoded as %q", enc)
 	}
 	for _, s := range []string{"", "gAAAAABoq==", thinkingPrefix, thinkingPrefix + "!!!", thinkingPrefix + "e30", thinkingPrefix + "eyJ0eXBlIjoidGV4dCJ9"} {

@@ -286,31 +286,6 @@ type summaryDoneEvent struct {
 	Text         string `json:"text"`
 }
 
-// Upstream answers and events with the fields the Responses output needs
-// beyond the shared wire types: reasoning from OpenAI-compatible servers,
-// the chunk's reasoning token count, Anthropic's thinking signatures and
-// redacted thinking data.
-
-// chatAnswer is an OpenAI non-streaming answer, read by ChatResponseToResponses.
-type chatAnswer struct {
-	ID      string             `json:"id"`
-	Created int64              `json:"created"`
-	Model   string             `json:"model"`
-	Choices []chatAnswerChoice `json:"choices"`
-	Usage   *chatAnswerUsage   `json:"usage"`
-}
-
-type chatAnswerChoice struct {
-	Message struct {
-		Content          json.RawMessage `json:"content"`
-		Refusal          string          `json:"refusal"`
-		ReasoningContent string          `json:"reasoning_content"`
-		Reasoning        json.RawMessage `json:"reasoning"`
-		ToolCalls        []chatToolCall  `json:"tool_calls"`
-	} `json:"message"`
-	FinishReason string `json:"finish_reason"`
-}
-
 // chatAnswerUsage is chatUsage with the reasoning tokens of completion_tokens.
 type chatAnswerUsage struct {
 	chatUsage
@@ -362,35 +337,4 @@ func reasoningText(content string, alt json.RawMessage) string {
 		return ""
 	}
 	return s
-}
-
-// signedBlock is an Anthropic content block with what thinking blocks carry.
-type signedBlock struct {
-	anthropicBlock
-	Signature string `json:"signature"`
-	Data      string `json:"data"`
-}
-
-// messagesAnswer is an Anthropic non-streaming answer, read by
-// MessagesResponseToResponses.
-type messagesAnswer struct {
-	ID         string         `json:"id"`
-	Type       string         `json:"type"`
-	Model      string         `json:"model"`
-	Content    []signedBlock  `json:"content"`
-	StopReason string         `json:"stop_reason"`
-	Usage      anthropicUsage `json:"usage"`
-}
-
-// messagesStreamEvent is anthropicEvent whose block and delta keep the
-// thinking signature and redacted data.
-type messagesStreamEvent struct {
-	anthropicEvent
-	ContentBlock *signedBlock `json:"content_block"`
-	Delta        *signedDelta `json:"delta"`
-}
-
-type signedDelta struct {
-	anthropicDelta
-	Signature string `json:"signature"`
 }

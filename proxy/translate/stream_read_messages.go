@@ -29,9 +29,9 @@ type messagesReader struct {
 	signed  bool
 	blocks  map[int]blockKind // the content blocks started, by index
 	usage   anthropicUsage
-	reader  jsonReader  // the fast path's, kept for its buffer
-	delta   signedDelta // the fast path's event, kept so that it need not be allocated
-	general bool        // tests set it: encoding/json for every event, to compare the fast paths with
+	reader  jsonReader     // the fast path's, kept for its buffer
+	delta   anthropicDelta // the fast path's event, kept so that it need not be allocated
+	general bool           // tests set it: encoding/json for every event, to compare the fast paths with
 }
 
 type blockKind uint8
@@ -61,40 +61,18 @@ func (r *messagesReader) read(name string, data []byte, st *streamState, evs []e
 			return r.blockDelta(evs, index, &r.delta)
 		}
 		var ev anthropicEvent
-		if !r.signed && r.reader.readEvent(data, &ev) {
-			signed := signedEvent(&ev)
-			return r.event(evs, cmp.Or(name, ev.Type), &signed, st)
+		if r.reader.readEvent(data, &ev) {
+			return r.event(evs, cmp.Or(name, ev.Type), &ev, st)
 		}
 	}
-	if !r.signed {
-		var ev anthropicEvent
-		if err := json.Unmarshal(data, &ev); err != nil {
-			return evs, fmt.Errorf("translate: anthropic %s event: %w", cmp.Or(name, "unnamed"), err)
-		}
-		signed := signedEvent(&ev)
-		return r.event(evs, cmp.Or(name, ev.Type), &signed, st)
-	}
-	var ev messagesStreamEvent
+	var ev anthropicEvent
 	if err := json.Unmarshal(data, &ev); err != nil {
 		return evs, fmt.Errorf("translate: anthropic %s event: %w", cmp.Or(name, "unnamed"), err)
 	}
 	return r.event(evs, cmp.Or(name, ev.Type), &ev, st)
 }
 
-// signedEvent gives an event read without signatures in the shape of one
-// read with them.
-func signedEvent(ev *anthropicEvent) messagesStreamEvent {
-	s := messagesStreamEvent{anthropicEvent: *ev}
-	if ev.ContentBlock != nil {
-		s.ContentBlock = &signedBlock{anthropicBlock: *ev.ContentBlock}
-	}
-	if ev.Delta != nil {
-		s.Delta = &signedDelta{anthropicDelta: *ev.Delta}
-	}
-	return s
-}
-
-func (r *messagesReader) event(evs []event, name string, ev *messagesStreamEvent, st *streamState) ([]event, error) {
+func (r *messagesReader) event(evs []event, name string, ev *anthropicEvent, st *streamState) ([]event, error) {
 	switch name {
 	case "message_start":
 		return r.messageStart(evs, ev.Message, st), nil
@@ -105,7 +83,7 @@ func (r *messagesReader) event(evs []event, name string, ev *messagesStreamEvent
 	case "content_block_stop":
 		return r.blockStop(evs, ev.Index), nil
 	case "message_delta":
-		r.messageDelta(&ev.anthropicEvent, ev.Delta, st)
+		r.messageDelta(ev, ev.Delta, st)
 		return evs, nil
 	case "message_stop":
 		return append(evs, event{kind: evDone}), nil
@@ -126,7 +104,7 @@ func (r *messagesReader) messageStart(evs []event, m *messagesResponse, st *stre
 	return append(evs, event{kind: evStart, id: m.ID, name: m.Model})
 }
 
-func (r *messagesReader) blockStart(evs []event, index int, cb *signedBlock) ([]event, error) {
+func (r *messagesReader) blockStart(evs []event, index int, cb *anthropicBlock) ([]event, error) {
 	evs = append(evs, event{kind: evStart})
 	if cb == nil {
 		return evs, fmt.Errorf("translate: anthropic content_block_start %d has no content_block", index)
@@ -157,7 +135,7 @@ func (r *messagesReader) blockStart(evs []event, index int, cb *signedBlock) ([]
 	return evs, nil
 }
 
-func (r *messagesReader) blockDelta(evs []event, index int, d *signedDelta) ([]event, error) {
+func (r *messagesReader) blockDelta(evs []event, index int, d *anthropicDelta) ([]event, error) {
 	evs = append(evs, event{kind: evStart})
 	if d == nil {
 		return evs, fmt.Errorf("translate: anthropic content_block_delta %d has no delta", index)
@@ -222,7 +200,7 @@ func (r *messagesReader) blockStop(evs []event, index int) []event {
 
 // messageDelta keeps the stop reason and the usage, whose counts are
 // cumulative; a count left out keeps its earlier value.
-func (r *messagesReader) messageDelta(ev *anthropicEvent, d *signedDelta, st *streamState) {
+func (r *messagesReader) messageDelta(ev *anthropicEvent, d *anthropicDelta, st *streamState) {
 	if d != nil && d.StopReason != "" {
 		st.stop = messagesStop(d.StopReason)
 	}

@@ -393,13 +393,12 @@ func (it *streamItem) value(status string) any {
 }
 
 // signedBlock gives a reasoning item as the Anthropic block it came from.
-func (it *streamItem) signedBlock() *signedBlock {
+func (it *streamItem) signedBlock() *anthropicBlock {
 	typ := "thinking"
 	if it.redacted != "" {
 		typ = "redacted_thinking"
 	}
-	return &signedBlock{anthropicBlock: anthropicBlock{Type: typ, Thinking: it.summary.String()},
-		Signature: it.signature, Data: it.redacted}
+	return &anthropicBlock{Type: typ, Thinking: it.summary.String(), Signature: it.signature, Data: it.redacted}
 }
 
 func (p *streamPart) value() any {
