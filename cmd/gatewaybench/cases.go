@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -43,6 +44,7 @@ func allCases() []benchCase {
 		{name: "msg→chat-stream", about: "Anthropic caller → OpenAI pool (translated), SSE", path: "/v1/messages", body: messagesBody(poolOpenAI, true), stream: true, anthropic: true},
 		{name: "chat→msg", about: "OpenAI caller → Anthropic pool (translated), JSON", path: "/v1/chat/completions", body: chatBodyFor(poolAnthropic, false)},
 		{name: "chat→msg-stream", about: "OpenAI caller → Anthropic pool (translated), SSE", path: "/v1/chat/completions", body: chatBodyFor(poolAnthropic, true), stream: true},
+		{name: "cc→chat-stream", about: "Claude Code's first request (24 tools, 19 kB) → OpenAI pool (translated), SSE", path: "/v1/messages", body: claudeCodeBody, stream: true, anthropic: true},
 		{name: "msg-stream", about: "Anthropic caller → Anthropic pool (pass-through), SSE", path: "/v1/messages", body: messagesBody(poolAnthropic, true), stream: true, anthropic: true},
 	}
 }
@@ -109,6 +111,13 @@ func (c *benchCase) check(body []byte) error {
 	}
 	return nil
 }
+
+// claudeCodeBody is the first request a Claude Code CLI sends (prose
+// replaced by placeholders), addressed to the OpenAI pool: its 24 tools'
+// schemas are most of its bytes.
+//
+//go:embed testdata/claude_code.json
+var claudeCodeBody []byte
 
 // A realistic coding-assistant conversation: a system prompt and three turns,
 // about 1.5 KB of JSON.

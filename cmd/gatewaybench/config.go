@@ -48,7 +48,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.warmup, "warmup", 100*time.Millisecond, "warm-up of each target before each case and concurrency")
 	fs.IntVar(&cfg.rounds, "rounds", 3, "runs per target of each case and concurrency, interleaved with the other targets'")
 	conc := fs.String("concurrency", "1,16,64", "comma-separated closed-loop concurrencies")
-	cases := fs.String("cases", "all", "comma-separated cases: chat, chat-stream, msg→chat, msg→chat-stream, chat→msg, chat→msg-stream, msg-stream, or all")
+	cases := fs.String("cases", "all", "comma-separated cases: chat, chat-stream, msg→chat, msg→chat-stream, chat→msg, chat→msg-stream, cc→chat-stream, msg-stream, or all")
 	fs.DurationVar(&cfg.upstream.latency, "latency", time.Millisecond, "fixed latency the fake upstream adds before answering")
 	fs.IntVar(&cfg.upstream.chunks, "chunks", 20, "content chunks in each upstream stream")
 	fs.DurationVar(&cfg.upstream.chunkGap, "chunk-gap", 0, "pause between two upstream stream events (default: -streams mode 100ms, else none)")
