@@ -71,7 +71,7 @@ func (a *App) createProvider(w http.ResponseWriter, r *http.Request) {
 	}
 	var p models.Provider
 	in.applyTo(&p)
-	if err := a.store.CreateProvider(r.Context(), &p, in.APIKey); err != nil {
+	if err := a.store.CreateProvider(r.Context(), &p, models.ProviderSecrets{APIKey: in.APIKey}); err != nil {
 		a.apiError(w, r, nameTaken(err, "provider", in.Name))
 		return
 	}
@@ -105,7 +105,7 @@ func (a *App) updateProvider(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var in providerPatchInput
-	p, err := a.store.UpdateProvider(r.Context(), id, newKey, func(p *models.Provider) error {
+	p, err := a.store.UpdateProvider(r.Context(), id, models.ProviderSecrets{APIKey: newKey}, func(p *models.Provider) error {
 		in = providerPatchInput{providerFields: providerFields{
 			Name: p.Name, APIType: p.APIType, BaseURL: p.BaseURL, SupportsResponses: p.SupportsResponses,
 		}}

@@ -252,7 +252,7 @@ func testid(in finder, id string) *goquery.Selection {
 func mustProvider(t *testing.T, s *models.Store, name, key string) *models.Provider {
 	t.Helper()
 	p := &models.Provider{Name: name, APIType: models.APITypeOpenAI, BaseURL: "https://api.example.com/v1"}
-	if err := s.CreateProvider(context.Background(), p, key); err != nil {
+	if err := s.CreateProvider(context.Background(), p, models.ProviderSecrets{APIKey: key}); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -345,7 +345,7 @@ func newRuntimeEnv(t *testing.T, s *models.Store) *runtimeEnv {
 	t.Cleanup(e.gw.Close)
 	e.testApp = newTestAppWith(t, s, e.proxy)
 	e.provider = &models.Provider{Name: "fake-openai", APIType: models.APITypeOpenAI, BaseURL: e.up.URL + "/v1"}
-	if err := s.CreateProvider(context.Background(), e.provider, "sk-upstream-0123456789"); err != nil {
+	if err := s.CreateProvider(context.Background(), e.provider, models.ProviderSecrets{APIKey: "sk-upstream-0123456789"}); err != nil {
 		t.Fatal(err)
 	}
 	key, err := s.CreateKey(context.Background(), &models.VirtualKey{Name: "runtime test"})

@@ -212,7 +212,7 @@ func TestCheckNow(t *testing.T) {
 		const key = "sk-CHECKLEAK-provider-secret-0042"
 		refusing, refusingCalls := ppUpstream(t, http.StatusUnauthorized)
 		p := &models.Provider{Name: "refusing", APIType: models.APITypeOpenAI, BaseURL: refusing.URL + "/v1"}
-		if err := s.CreateProvider(ctx, p, key); err != nil {
+		if err := s.CreateProvider(ctx, p, models.ProviderSecrets{APIKey: key}); err != nil {
 			t.Fatal(err)
 		}
 		ok := e.entry(t, "team", "ok-a", ptr(1.0), true)

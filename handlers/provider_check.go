@@ -27,8 +27,8 @@ const providerCheckTimeout = 10 * time.Second
 // anthropic-type ones. Nothing of the key reaches the result.
 func (a *App) checkProvider(ctx context.Context, p *models.Provider) views.ProviderCheck {
 	res := views.ProviderCheck{ProviderID: p.ID}
-	key, keyErr := a.store.ProviderAPIKey(p)
-	client, err := providers.New(p.APIType, p.BaseURL, key, providers.NewTransport())
+	secrets, keyErr := a.store.ProviderSecrets(p)
+	client, err := providers.New(p.APIType, p.BaseURL, secrets.APIKey, providers.NewTransport())
 	if err != nil {
 		res.Message = err.Error()
 		return res

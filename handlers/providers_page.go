@@ -80,7 +80,7 @@ func (a *App) createProviderPage(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		var p models.Provider
 		f.applyTo(&p)
-		err = a.store.CreateProvider(r.Context(), &p, key)
+		err = a.store.CreateProvider(r.Context(), &p, models.ProviderSecrets{APIKey: key})
 	}
 	a.providerSaved(w, r, views.ProviderForm{Values: values, KeyNotKept: key != ""}, f.Name, "", err)
 }
@@ -136,7 +136,7 @@ func (a *App) updateProviderPage(w http.ResponseWriter, r *http.Request) {
 	}
 	f, key, values, err := a.readProviderForm(r, false)
 	if err == nil {
-		_, err = a.store.UpdateProvider(r.Context(), p.ID, key, func(p *models.Provider) error {
+		_, err = a.store.UpdateProvider(r.Context(), p.ID, models.ProviderSecrets{APIKey: key}, func(p *models.Provider) error {
 			f.applyTo(p)
 			return nil
 		})

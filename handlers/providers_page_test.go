@@ -21,7 +21,7 @@ func TestProvidersPage(t *testing.T) {
 		const key = "sk-provider-secret-ABCD1234wxyz"
 		p := mustProvider(t, s, "openai-main", key)
 		q := &models.Provider{Name: "claude", APIType: models.APITypeAnthropic, BaseURL: "https://api.anthropic.com", SupportsResponses: true}
-		if err := s.CreateProvider(context.Background(), q, "short"); err != nil {
+		if err := s.CreateProvider(context.Background(), q, models.ProviderSecrets{APIKey: "short"}); err != nil {
 			t.Fatal(err)
 		}
 		mustDeployment(t, s, &models.Deployment{PublicName: "gpt-4o", ProviderID: p.ID, UpstreamModel: "a"})
@@ -131,7 +131,7 @@ func TestAddProviderForm(t *testing.T) {
 		if len(ps) != 3 || ps[1].Name != "anthropic" || ps[1].APIType != "anthropic" || !ps[1].SupportsResponses || ps[1].APIKeyLast4 != "9876" {
 			t.Fatalf("stored providers: %+v", ps)
 		}
-		if got, err := s.ProviderAPIKey(&ps[1]); err != nil || got != key {
+		if got, err := s.ProviderSecrets(&ps[1]); err != nil || got.APIKey != key {
 			t.Errorf("stored key = %q, %v", got, err)
 		}
 	})
@@ -174,14 +174,14 @@ func TestEditProviderForm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if k, _ := s.ProviderAPIKey(got); got.BaseURL != "https://api2.example.com/v1" || k != oldKey {
-			t.Errorf("after edit: base %q key %q, want the new base and the old key", got.BaseURL, k)
+		if k, _ := s.ProviderSecrets(got); got.BaseURL != "https://api2.example.com/v1" || k.APIKey != oldKey {
+			t.Errorf("after edit: base %q key %+v, want the new base and the old key", got.BaseURL, k)
 		}
 		edit.Set("api_key", newKey)
 		wantSeeOther(t, "edit with a key", b.post("/providers/"+id, edit, hx()), true, "/providers")
 		got, _ = s.GetProvider(context.Background(), p.ID)
-		if k, _ := s.ProviderAPIKey(got); k != newKey || got.APIKeyLast4 != "2222" {
-			t.Errorf("after a new key: %q (last4 %q)", k, got.APIKeyLast4)
+		if k, _ := s.ProviderSecrets(got); k.APIKey != newKey || got.APIKeyLast4 != "2222" {
+			t.Errorf("after a new key: %+v (last4 %q)", k, got.APIKeyLast4)
 		}
 
 		edit.Set("name", "other")
@@ -279,7 +279,7 @@ func TestTestProviderConnection(t *testing.T) {
 		dead := deadURL(t)
 		add := func(name, apiType, base, key string) string {
 			p := &models.Provider{Name: name, APIType: apiType, BaseURL: base}
-			if err := s.CreateProvider(context.Background(), p, key); err != nil {
+			if err := s.CreateProvider(context.Background(), p, models.ProviderSecrets{APIKey: key}); err != nil {
 				t.Fatal(err)
 			}
 			return strconv.FormatInt(p.ID, 10)

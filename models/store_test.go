@@ -18,7 +18,7 @@ func ptr[T any](v T) *T { return &v }
 func newProvider(t *testing.T, s *models.Store, name, key string) *models.Provider {
 	t.Helper()
 	p := &models.Provider{Name: name, APIType: models.APITypeOpenAI, BaseURL: "http://127.0.0.1:1/v1"}
-	if err := s.CreateProvider(context.Background(), p, key); err != nil {
+	if err := s.CreateProvider(context.Background(), p, models.ProviderSecrets{APIKey: key}); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -81,17 +81,70 @@ func TestProviderKeyIsEncryptedAtRest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plain, err := s.ProviderAPIKey(got)
-		if err != nil || plain != key {
-			t.Fatalf("ProviderAPIKey = %q, %v; want the key", plain, err)
+		plain, err := s.ProviderSecrets(got)
+		if err != nil || plain.APIKey != key {
+			t.Fatalf("ProviderSecrets = %+v, %v; want the key", plain, err)
 		}
 		if got.APIKeyLast4 != "6789" {
 			t.Fatalf("last4 = %q", got.APIKeyLast4)
 		}
 		// Another secret cannot open it.
 		c, _ := models.NewCipher("another-secret")
-		if _, err := models.NewStore(s.DB(), c).ProviderAPIKey(got); err == nil {
+		if _, err := models.NewStore(s.DB(), c).ProviderSecrets(got); err == nil {
 			t.Fatal("a different secret decrypted the key")
+		}
+	})
+}
+
+// TestProviderSecretsAreSealedApart: every secret of a type is sealed in
+// its own column, none is in clear in the row, an update replaces only the
+// secrets it is given, and a key file is named by its key's id.
+func TestProviderSecretsAreSealedApart(t *testing.T) {
+	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		secrets := models.ProviderSecrets{
+			AWSSecretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+			AWSSessionToken:    "IQoJb3JpZ2luX2VjEXAMPLETOKEN0123",
+		}
+		p := &models.Provider{Name: "bedrock", APIType: models.APITypeBedrock, Region: "us-east-1", AWSAccessKeyID: "AKIAEXAMPLE"}
+		if err := s.CreateProvider(ctx, p, secrets); err != nil {
+			t.Fatal(err)
+		}
+		var rows []map[string]any
+		if err := s.DB().Table("providers").Where("id = ?", p.ID).Find(&rows).Error; err != nil || len(rows) != 1 {
+			t.Fatal(err, len(rows))
+		}
+		for col, v := range rows[0] {
+			b, _ := v.([]byte)
+			str, _ := v.(string)
+			for _, secret := range []string{secrets.AWSSecretAccessKey, secrets.AWSSessionToken} {
+				if bytes.Contains(b, []byte(secret)) || str == secret {
+					t.Errorf("column %s holds a secret in clear", col)
+				}
+			}
+		}
+		if p.AWSSecretLast4 != "EKEY" || p.AWSSessionTokenLast4 != "0123" || p.APIKeyLast4 != "" {
+			t.Errorf("last4s %q %q %q", p.AWSSecretLast4, p.AWSSessionTokenLast4, p.APIKeyLast4)
+		}
+		got, err := s.UpdateProvider(ctx, p.ID, models.ProviderSecrets{AWSSessionToken: "IQoJb3JpZ2luX2VjNEWTOKEN9999"}, func(*models.Provider) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := s.ProviderSecrets(got)
+		if err != nil || plain.AWSSecretAccessKey != secrets.AWSSecretAccessKey || plain.AWSSessionToken != "IQoJb3JpZ2luX2VjNEWTOKEN9999" || plain.APIKey != "" {
+			t.Fatalf("after replacing the token: %+v, %v", plain, err)
+		}
+
+		keyFile := `{"type":"service_account","project_id":"p","private_key_id":"0123456789abcdef0123456789abcdef0123abcd","private_key":"-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n","client_email":"gw@p.iam.gserviceaccount.com","token_uri":"https://oauth2.googleapis.com/token"}`
+		v := &models.Provider{Name: "vertex", APIType: models.APITypeVertex, Project: "p", Location: "global"}
+		if err := s.CreateProvider(ctx, v, models.ProviderSecrets{CredentialsJSON: keyFile}); err != nil {
+			t.Fatal(err)
+		}
+		if v.CredentialsLast4 != "abcd" {
+			t.Errorf("key file shown as %q, want its key id's last four", v.CredentialsLast4)
+		}
+		if plain, err := s.ProviderSecrets(v); err != nil || plain.CredentialsJSON != keyFile {
+			t.Errorf("key file back: %v", err)
 		}
 	})
 }
@@ -100,7 +153,7 @@ func TestProviderErrors(t *testing.T) {
 	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
 		p := newProvider(t, s, "dup", "sk-aaaaaaaaaaaaaaaa")
-		err := s.CreateProvider(ctx, &models.Provider{Name: "dup", APIType: "openai", BaseURL: "http://x"}, "k")
+		err := s.CreateProvider(ctx, &models.Provider{Name: "dup", APIType: "openai", BaseURL: "http://x"}, models.ProviderSecrets{APIKey: "k"})
 		if !errors.Is(err, models.ErrConflict) {
 			t.Fatalf("duplicate name: err = %v, want ErrConflict", err)
 		}

@@ -7,10 +7,15 @@ import (
 	"time"
 )
 
-// API types of a provider: the wire protocol it speaks.
+// API types of a provider: the vendor API it speaks (the providers package
+// holds each one's rules).
 const (
 	APITypeOpenAI    = "openai"
 	APITypeAnthropic = "anthropic"
+	APITypeAzure     = "azure"   // Azure OpenAI: OpenAI chat on deployments, api-key header
+	APITypeBedrock   = "bedrock" // AWS Bedrock Converse, SigV4
+	APITypeGemini    = "gemini"  // Google's Gemini API, x-goog-api-key
+	APITypeVertex    = "vertex"  // Gemini and Claude on Vertex AI, a service account's OAuth token
 )
 
 // Fallback kinds.
@@ -29,8 +34,22 @@ type Provider struct {
 	APIKeyCipher      []byte `gorm:"not null"`
 	APIKeyLast4       string `gorm:"size:8;not null;default:''"`
 	SupportsResponses bool   `gorm:"not null;default:false"`
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
+	// Fields of some types only; "" for the others.
+	APIVersion     string `gorm:"size:40;not null;default:''"`  // azure: the api-version query parameter
+	Region         string `gorm:"size:40;not null;default:''"`  // bedrock: the AWS region
+	AWSAccessKeyID string `gorm:"size:128;not null;default:''"` // bedrock: the access key's id (not secret)
+	Project        string `gorm:"size:200;not null;default:''"` // vertex: the Google Cloud project
+	Location       string `gorm:"size:60;not null;default:''"`  // vertex: global, us, eu or a region
+	// The other secrets, sealed like the api key, each with what the admin
+	// may see of it (see last4); nil when the type has none.
+	AWSSecretCipher       []byte
+	AWSSecretLast4        string `gorm:"size:8;not null;default:''"`
+	AWSSessionTokenCipher []byte
+	AWSSessionTokenLast4  string `gorm:"size:8;not null;default:''"`
+	CredentialsCipher     []byte // vertex: the service account key file (JSON)
+	CredentialsLast4      string `gorm:"size:8;not null;default:''"`
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
 }
 
 // Deployment is a model entry: a public name served by one upstream model of

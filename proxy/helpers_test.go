@@ -266,7 +266,7 @@ func newEnv(t *testing.T, opts proxy.Options) *env {
 func (e *env) addProvider(name, apiType, baseURL string) int64 {
 	e.t.Helper()
 	p := &models.Provider{Name: name, APIType: apiType, BaseURL: baseURL}
-	if err := e.store.CreateProvider(context.Background(), p, upstreamKey); err != nil {
+	if err := e.store.CreateProvider(context.Background(), p, models.ProviderSecrets{APIKey: upstreamKey}); err != nil {
 		e.t.Fatal(err)
 	}
 	return p.ID

@@ -108,7 +108,7 @@ func partialEnv(t *testing.T, wire, end string) (*env, string, int64) {
 	if wire == "anthropic" {
 		p.APIType, p.BaseURL = models.APITypeAnthropic, up.URL
 	}
-	if err := e.store.CreateProvider(context.Background(), p, upstreamKey); err != nil {
+	if err := e.store.CreateProvider(context.Background(), p, models.ProviderSecrets{APIKey: upstreamKey}); err != nil {
 		t.Fatal(err)
 	}
 	e.addDeployment(models.Deployment{PublicName: "p", UpstreamModel: "m", ProviderID: p.ID,

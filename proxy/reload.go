@@ -74,8 +74,8 @@ func (s *Server) prepareProviders(ds []models.Deployment) (map[int64]*provider, 
 			ct = &cachedTransport{baseURL: p.BaseURL, transport: providers.NewTransport()}
 		}
 		next[p.ID] = ct
-		key, err := s.store.ProviderAPIKey(p)
-		pr := newProvider(p, key, err, ct.transport)
+		secrets, err := s.store.ProviderSecrets(p)
+		pr := newProvider(p, secrets.APIKey, err, ct.transport)
 		if pr.err != nil {
 			s.log.Error("provider is misconfigured; its model entries will fail", "provider", p.Name, "err", pr.err)
 		}

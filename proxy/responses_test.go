@@ -174,7 +174,7 @@ func TestResponsesStatefulRefused(t *testing.T) {
 func (e *env) addResponsesProvider() int64 {
 	e.t.Helper()
 	pid := e.addProvider("openai-responses", models.APITypeOpenAI, e.up.URL+"/v1")
-	if _, err := e.store.UpdateProvider(context.Background(), pid, "", func(p *models.Provider) error {
+	if _, err := e.store.UpdateProvider(context.Background(), pid, models.ProviderSecrets{}, func(p *models.Provider) error {
 		p.SupportsResponses = true
 		return nil
 	}); err != nil {

@@ -65,7 +65,7 @@ func benchGateway(b *testing.B) (*proxy.Server, string) {
 	ctx := context.Background()
 	store := dbtest.MustOpenStore(b, "", b.TempDir())
 	p := &models.Provider{Name: "openai", APIType: models.APITypeOpenAI, BaseURL: up.URL + "/v1"}
-	if err := store.CreateProvider(ctx, p, "sk-upstream"); err != nil {
+	if err := store.CreateProvider(ctx, p, models.ProviderSecrets{APIKey: "sk-upstream"}); err != nil {
 		b.Fatal(err)
 	}
 	for _, w := range []float64{5, 3, 2} {

@@ -32,7 +32,7 @@ func TestReloadKeepsTransportsAndState(t *testing.T) {
 	s := New(store, Options{})
 	t.Cleanup(func() { s.Close(ctx) })
 	p := &models.Provider{Name: "p", APIType: models.APITypeOpenAI, BaseURL: "http://127.0.0.1:1/v1"}
-	if err := store.CreateProvider(ctx, p, "sk-provider"); err != nil {
+	if err := store.CreateProvider(ctx, p, models.ProviderSecrets{APIKey: "sk-provider"}); err != nil {
 		t.Fatal(err)
 	}
 	d := &models.Deployment{PublicName: "m", ProviderID: p.ID, UpstreamModel: "u", Enabled: true}
@@ -55,7 +55,7 @@ func TestReloadKeepsTransportsAndState(t *testing.T) {
 	if second.state != first.state || !second.state.coolingDown(time.Now()) {
 		t.Error("runtime state was lost in a reload")
 	}
-	if _, err := store.UpdateProvider(ctx, p.ID, "", func(p *models.Provider) error {
+	if _, err := store.UpdateProvider(ctx, p.ID, models.ProviderSecrets{}, func(p *models.Provider) error {
 		p.BaseURL = "http://127.0.0.1:2/v1"
 		return nil
 	}); err != nil {

@@ -114,7 +114,7 @@ func seed(ctx context.Context, store *models.Store, upstream string) (string, er
 	for _, pool := range pools {
 		for i, weight := range poolWeights {
 			p := &models.Provider{Name: fmt.Sprintf("%s-%d", pool.public, i+1), APIType: pool.apiType, BaseURL: pool.baseURL}
-			if err := store.CreateProvider(ctx, p, fmt.Sprintf("sk-upstream-%s-%d", pool.public, i+1)); err != nil {
+			if err := store.CreateProvider(ctx, p, models.ProviderSecrets{APIKey: fmt.Sprintf("sk-upstream-%s-%d", pool.public, i+1)}); err != nil {
 				return "", err
 			}
 			// Prices make the gateway compute a cost, as it does for real models.

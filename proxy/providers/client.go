@@ -29,6 +29,9 @@ func New(apiType, baseURL, key string, t *http.Transport) (*Client, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown api_type %q", apiType)
 	}
+	if typ.auth == nil {
+		return nil, fmt.Errorf("api_type %q cannot be called yet", apiType)
+	}
 	c := &Client{Type: typ, auth: typ.auth(key), transport: t}
 	var err error
 	c.base, c.query, err = typ.normaliseBase(baseURL)

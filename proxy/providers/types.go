@@ -11,6 +11,7 @@
 package providers
 
 import (
+	"cmp"
 	"net/url"
 	"strings"
 
@@ -20,10 +21,12 @@ import (
 // Protocol is the wire protocol a provider type's chat endpoint speaks.
 type Protocol string
 
-// The wire protocols of today's provider types.
+// The wire protocols of the provider types.
 const (
 	ProtocolOpenAI    Protocol = "openai"    // OpenAI Chat Completions
 	ProtocolAnthropic Protocol = "anthropic" // Anthropic Messages
+	ProtocolGemini    Protocol = "gemini"    // Google's generateContent
+	ProtocolConverse  Protocol = "converse"  // AWS Bedrock's Converse
 )
 
 // AnthropicVersion is asked of Anthropic-type upstreams when the caller
@@ -34,6 +37,13 @@ const AnthropicVersion = "2023-06-01"
 type Type struct {
 	Name     string
 	Protocol Protocol
+	// Fields are the settings a provider of this type takes beyond name,
+	// api_type, base_url and supports_responses, in the order the
+	// Providers page shows them.
+	Fields []Field
+	// DefaultBase is the base URL when none is given, from the provider's
+	// fields ("" when a base URL is required).
+	DefaultBase func(p *models.Provider) string
 	// ChatPath is the chat endpoint, appended to the normalised base;
 	// ModelsPath lists the models, the cheapest call that proves a URL and a
 	// key (Test connection).
@@ -45,21 +55,94 @@ type Type struct {
 	auth func(key string) Authorizer
 }
 
+// Field is a setting of a provider type, named as the management API
+// names it.
+type Field struct {
+	Name     string // "api_key", "region", …
+	Label    string // as the Providers page shows it
+	Secret   bool   // sealed, write-only, shown by its last four characters
+	Required bool   // for a secret: on create; it is kept when left empty later
+	Default  string // what an empty value means
+}
+
+// The fields of the types, by name.
+var (
+	fieldAPIKey          = Field{Name: "api_key", Label: "API key", Secret: true, Required: true}
+	fieldAPIVersion      = Field{Name: "api_version", Label: "API version", Default: "2024-10-21"}
+	fieldRegion          = Field{Name: "region", Label: "AWS region", Required: true}
+	fieldAWSAccessKeyID  = Field{Name: "aws_access_key_id", Label: "AWS access key id", Required: true}
+	fieldAWSSecret       = Field{Name: "aws_secret_access_key", Label: "AWS secret access key", Secret: true, Required: true}
+	fieldAWSSessionToken = Field{Name: "aws_session_token", Label: "AWS session token (temporary credentials)", Secret: true}
+	fieldProject         = Field{Name: "project", Label: "Google Cloud project", Required: true}
+	fieldLocation        = Field{Name: "location", Label: "Location (global, us, eu or a region)", Default: "global"}
+	fieldCredentials     = Field{Name: "credentials_json", Label: "Service account key (JSON)", Secret: true, Required: true}
+)
+
 var types = map[string]*Type{
 	models.APITypeOpenAI: {
-		Name: models.APITypeOpenAI, Protocol: ProtocolOpenAI,
+		Name: models.APITypeOpenAI, Protocol: ProtocolOpenAI, Fields: []Field{fieldAPIKey},
 		ChatPath: "/chat/completions", ModelsPath: "/models",
 		basePath: versionedPath,
 		auth:     func(key string) Authorizer { return newHeaderAuth("Authorization", "Bearer "+key, key, nil) },
 	},
 	models.APITypeAnthropic: {
-		Name: models.APITypeAnthropic, Protocol: ProtocolAnthropic,
+		Name: models.APITypeAnthropic, Protocol: ProtocolAnthropic, Fields: []Field{fieldAPIKey},
 		ChatPath: "/v1/messages", ModelsPath: "/v1/models",
 		basePath: rootPath,
 		auth: func(key string) Authorizer {
 			return newHeaderAuth("X-Api-Key", key, key, map[string]string{"Anthropic-Version": AnthropicVersion})
 		},
 	},
+}
+
+// The types served through another vendor's cloud. Their calls are built
+// per model (the model is in the URL), and bedrock and vertex sign each call
+// or send a token.
+func init() {
+	types[models.APITypeAzure] = &Type{
+		Name: models.APITypeAzure, Protocol: ProtocolOpenAI,
+		Fields: []Field{fieldAPIKey, fieldAPIVersion},
+	}
+	types[models.APITypeBedrock] = &Type{
+		Name: models.APITypeBedrock, Protocol: ProtocolConverse,
+		Fields: []Field{fieldRegion, fieldAWSAccessKeyID, fieldAWSSecret, fieldAWSSessionToken},
+		DefaultBase: func(p *models.Provider) string {
+			return "https://bedrock-runtime." + p.Region + ".amazonaws.com"
+		},
+	}
+	types[models.APITypeGemini] = &Type{
+		Name: models.APITypeGemini, Protocol: ProtocolGemini,
+		Fields:      []Field{fieldAPIKey},
+		DefaultBase: func(*models.Provider) string { return "https://generativelanguage.googleapis.com" },
+	}
+	types[models.APITypeVertex] = &Type{
+		Name: models.APITypeVertex, Protocol: ProtocolGemini, // and ProtocolAnthropic for claude-… models: see ProtocolOf
+		Fields:      []Field{fieldProject, fieldLocation, fieldCredentials},
+		DefaultBase: vertexBase,
+	}
+}
+
+// vertexBase is Vertex AI's host for the provider's location: global →
+// aiplatform.googleapis.com, the multi-regions us and eu →
+// aiplatform.{us|eu}.rep.googleapis.com, a region R → R-aiplatform.googleapis.com.
+func vertexBase(p *models.Provider) string {
+	switch loc := cmp.Or(p.Location, fieldLocation.Default); loc {
+	case "global":
+		return "https://aiplatform.googleapis.com"
+	case "us", "eu":
+		return "https://aiplatform." + loc + ".rep.googleapis.com"
+	default:
+		return "https://" + loc + "-aiplatform.googleapis.com"
+	}
+}
+
+// ProtocolOf is the protocol a call to upstreamModel speaks: the type's,
+// but on vertex a Claude model speaks Anthropic's (rawPredict).
+func (t *Type) ProtocolOf(upstreamModel string) Protocol {
+	if t.Name == models.APITypeVertex && strings.HasPrefix(upstreamModel, "claude") {
+		return ProtocolAnthropic
+	}
+	return t.Protocol
 }
 
 // Lookup returns the rules of an api_type; ok is false for one the gateway
