@@ -42,6 +42,29 @@
 // as reasoning items whose encrypted_content carries the signed block, and
 // comes back in later requests as that block.
 //
+// Google's Gemini (the Gemini API's generateContent and
+// streamGenerateContent?alt=sse, whose bodies Vertex AI shares) is an
+// upstream protocol for all three callers: ChatToGemini, MessagesToGemini
+// and ResponsesToGemini write a caller's request as Gemini's
+// (writeGeminiRequest; tools' schemas in Gemini's OpenAPI subset, see
+// geminiSchema); GeminiResponseToChat, GeminiResponseToMessages and
+// GeminiResponseToResponses read its answer (readGeminiAnswer), and
+// NewGeminiToChatStream, NewGeminiToMessagesStream and
+// NewGeminiToResponsesStream its stream (geminiReader). Gemini's calls have
+// no ids: the package makes them, and carries in them the thoughtSignature
+// that Gemini 3 wants back with its call (see geminiCallID).
+//
+// Amazon Bedrock's Converse API is an upstream protocol of its own, with
+// one writer and two readers over the same neutral forms:
+// ChatToConverse, MessagesToConverse and ResponsesToConverse write a
+// caller's request as a Converse body (writeConverseRequest; an Anthropic
+// caller's cache breakpoints, thinking and top_k are read for it by
+// readMessagesRequestHints); ConverseResponseToChat, ConverseResponseToMessages
+// and ConverseResponseToResponses read an answer (readConverseAnswer);
+// NewConverseToChatStream, NewConverseToMessagesStream and
+// NewConverseToResponsesStream read a ConverseStream whose AWS event
+// stream the proxy has decoded (converseReader).
+//
 // Token counts are reported in OpenAI's meaning: see Usage.
 //
 // What has no counterpart in the other protocol is dropped on purpose; the

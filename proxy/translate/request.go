@@ -86,6 +86,10 @@ type request struct {
 	user        string     // the caller's end user, as given
 	effort      string     // reasoning effort (minimal … xhigh, none); "" for none given
 	format      *chatResponseFormat
+	// What only Anthropic callers say and only Converse carries (see
+	// readMessagesRequestHints): top_k, and thinking's budget_tokens as given.
+	topK   *int64
+	budget int64
 }
 
 type role uint8
@@ -123,6 +127,7 @@ const (
 type part struct {
 	kind     partKind
 	asString bool   // partToolResult: content given as a plain string
+	cache    bool   // a prompt-cache breakpoint after it (Anthropic's cache_control)
 	n        int    // partToolResult: how many parts after it are its content
 	text     string // the text, the image's URL, the file's data URL or the call's arguments
 	id       string // partCall, partToolResult: the call's id
@@ -139,6 +144,7 @@ type tool struct {
 	name, description string
 	parameters        json.RawMessage
 	strict            *bool
+	cache             bool // a prompt-cache breakpoint after it
 }
 
 // toolChoice is a tool_choice read into what every protocol has: a mode

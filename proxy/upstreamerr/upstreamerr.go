@@ -1,7 +1,7 @@
 // Package upstreamerr reads an upstream's error answer, in whatever shape it
-// comes (OpenAI's error JSON, Anthropic's, the loose imitations of other
-// servers, plain text, an HTML page from a load balancer), into what it means
-// for routing: a kind and a retry hint.
+// comes (OpenAI's error JSON, Anthropic's, Google's, the loose imitations of
+// other servers, plain text, an HTML page from a load balancer), into what it
+// means for routing: a kind and a retry hint.
 //
 // It is the one classifier of upstream errors: the router (cooldowns,
 // retries, fallbacks) and the reshaping of an error into the caller's
@@ -42,15 +42,18 @@ type Error struct {
 	Status    int
 	Kind      Kind
 	Anthropic bool   // the body had Anthropic's shape: {"type":"error",…}
-	Type      string // the protocol's error type, if any
+	Type      string // the protocol's error type, if any (Google's status: RESOURCE_EXHAUSTED, …)
 	Code      string // OpenAI's code, if any (a number is kept as its text)
 	Param     string
 	// Message is the body's own message, or a short excerpt of a body that
 	// is not JSON; "" when it had neither.
 	Message string
 	// RetryAfter is the upstream's retry-after (Classify reads it from the
-	// headers), 0 when it sent none.
+	// headers; Read from a Google body's RetryInfo, which a header
+	// overrides), 0 when it sent none.
 	RetryAfter time.Duration
+
+	reason string // Google's ErrorInfo reason (API_KEY_INVALID), for the kind
 }
 
 // RetrySame reports whether the member that answered may do better if asked
@@ -60,10 +63,13 @@ type Error struct {
 func (e Error) RetrySame() bool { return e.Kind == RateLimit || e.Kind == Upstream }
 
 // Classify reads an upstream's error answer: its kind from the status and
-// the body, its retry-after from the headers.
+// the body (or from an AWS error type in x-amzn-ErrorType, see awsKind),
+// its retry-after from the headers.
 func Classify(status int, h http.Header, body []byte, now time.Time) Error {
-	e := Read(status, body)
-	e.RetryAfter = RetryAfter(h, now)
+	e := withAWSType(Read(status, body), awsHeaderType(h))
+	if d := RetryAfter(h, now); d > 0 {
+		e.RetryAfter = d
+	}
 	return e
 }
 
@@ -76,8 +82,10 @@ func Read(status int, body []byte) Error {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
 		Detail  string          `json:"detail"`
+		AWSType string          `json:"__type"` // AWS's JSON protocols (see awsType)
 	}
 	var e Error
+	body = firstElement(body)
 	if json.Unmarshal(body, &env) == nil {
 		e = readObject(env.Error)
 		e.Anthropic = env.Type == "error"
@@ -87,7 +95,7 @@ func Read(status int, body []byte) Error {
 	}
 	e.Status = status
 	e.Kind = kindOf(status, e)
-	return e
+	return withAWSType(e, env.AWSType)
 }
 
 // ReadObject reads the value of an "error" member, as a stream's error
@@ -113,11 +121,18 @@ func readObject(raw []byte) Error {
 		Message string          `json:"message"`
 		Code    json.RawMessage `json:"code"`
 		Param   json.RawMessage `json:"param"`
+		Status  json.RawMessage `json:"status"`  // Google's
+		Details json.RawMessage `json:"details"` // Google's
 	}
 	if json.Unmarshal(raw, &detail) != nil {
 		return Error{Message: jsonScalar(raw)}
 	}
-	return Error{Type: detail.Type, Message: detail.Message, Code: jsonScalar(detail.Code), Param: jsonScalar(detail.Param)}
+	e := Error{Type: detail.Type, Message: detail.Message, Code: jsonScalar(detail.Code), Param: jsonScalar(detail.Param)}
+	if status := jsonScalar(detail.Status); e.Type == "" && isGoogleStatus(status) {
+		e.Type = status
+		e.reason, e.RetryAfter = readGoogleDetails(detail.Details)
+	}
+	return e
 }
 
 // kindOf classifies by status first (design, Routing 5: what the status says
@@ -132,6 +147,10 @@ func kindOf(status int, e Error) Kind {
 	case status == http.StatusNotFound, status == http.StatusRequestTimeout, status >= 500,
 		status > 0 && status < 400: // not an error status: nothing to read in its words
 		return Upstream
+	case saysAuth(e): // Gemini refuses an invalid key with a 400
+		return Auth
+	case e.Type == "RESOURCE_EXHAUSTED": // Google's 429, as a stream's error event says it
+		return RateLimit
 	case saysContextWindow(e):
 		return ContextWindow
 	case saysContentPolicy(e):
@@ -151,6 +170,9 @@ func saysContextWindow(e Error) bool {
 		return true
 	}
 	msg := strings.ToLower(e.Message)
+	if saysBedrockTooLong(msg) {
+		return true
+	}
 	for _, p := range [...]string{
 		"prompt is too long",              // Anthropic
 		"context_length_exceeded",         // OpenAI's code, quoted in messages
@@ -160,6 +182,8 @@ func saysContextWindow(e Error) bool {
 		"exceeds the context window",      // Gemini-style servers
 		"model_context_window_exceeded",   // Anthropic's stop reason, quoted
 		"input is too long for the model", // Bedrock-style servers
+		// Gemini: "The input token count (…) exceeds the maximum number of tokens allowed (…)."
+		"exceeds the maximum number of tokens",
 	} {
 		if strings.Contains(msg, p) {
 			return true
