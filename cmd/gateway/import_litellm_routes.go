@@ -18,8 +18,7 @@ type openAIRoute struct {
 }
 
 // openAIRoutes are the OpenAI-compatible prefixes, with the bases LiteLLM's
-// provider pages give them. perplexity/ is not here: its API is at the
-// host's root, and an openai-type base without a path gets /v1.
+// provider pages give them.
 var openAIRoutes = map[string]openAIRoute{
 	"openai":        {"https://api.openai.com/v1", "OPENAI_API_KEY"},
 	"openrouter":    {"https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"},
@@ -38,6 +37,11 @@ var openAIRoutes = map[string]openAIRoute{
 	"lm_studio":     {"", "LM_STUDIO_API_KEY"},
 	"litellm_proxy": {"", "LITELLM_PROXY_API_KEY"},
 	"azure_ai":      {"", "AZURE_AI_API_KEY"},
+}
+
+// refusedRoutes are prefixes an OpenAI-compatible type would serve wrongly.
+var refusedRoutes = map[string]string{
+	"perplexity": "its API is at the host's root, and the gateway adds /v1 to an openai-type base without a path",
 }
 
 // routeResult is one model_list entry's provider and upstream model.
@@ -69,6 +73,9 @@ func routeOf(model string, p *yamlFields, readFile func(string) ([]byte, error))
 	}
 	if r, ok := openAIRoutes[prefix]; ok {
 		return openAICompatibleRoute(prefix, rest, r, p)
+	}
+	if why, ok := refusedRoutes[prefix]; ok {
+		return routeResult{skip: prefix + "/: " + why}
 	}
 	return routeResult{skip: fmt.Sprintf("%s/ is not a provider the gateway has an api_type for", prefix)}
 }

@@ -246,7 +246,7 @@ func TestImportPlanRoutes(t *testing.T) {
 		{"vertex model of another publisher", `model: vertex_ai/meta/llama-4
       vertex_project: p`, nil, "skip: the gateway's vertex type serves gemini-… and claude-… models only", ""},
 		{"perplexity", `model: perplexity/sonar
-      api_key: k`, nil, "skip: perplexity/ is not a provider the gateway has an api_type for", ""},
+      api_key: k`, nil, "skip: perplexity/: its API is at the host's root, and the gateway adds /v1 to an openai-type base without a path", ""},
 		{"unknown bare model", `model: command-r`, nil, "skip: no provider prefix (write it as openai/…, anthropic/…)", ""},
 	}
 	for _, tt := range tests {
