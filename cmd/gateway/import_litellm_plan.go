@@ -8,7 +8,7 @@ import (
 	"maps"
 	"slices"
 
-	yaml "go.yaml.in/yaml/v4"
+	"go.yaml.in/yaml/v3"
 )
 
 // This file turns a LiteLLM proxy config.yaml into an importPlan: the
