@@ -86,10 +86,8 @@ type request struct {
 	user        string     // the caller's end user, as given
 	effort      string     // reasoning effort (minimal … xhigh, none); "" for none given
 	format      *chatResponseFormat
-	// What only Anthropic callers say and only Converse carries (see
-	// readMessagesRequestHints): top_k, and thinking's budget_tokens as given.
-	topK   *int64
-	budget int64
+	topK        *int64 // top_k, as given; only Gemini and Converse take it
+	budget      int64  // Anthropic thinking's budget_tokens, as given; only Converse takes it
 }
 
 type role uint8

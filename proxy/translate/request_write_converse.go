@@ -19,11 +19,11 @@ func ChatToConverse(body []byte) ([]byte, error) {
 }
 
 // MessagesToConverse translates an Anthropic messages request into a
-// Bedrock Converse request body (see readMessagesRequestHints and
+// Bedrock Converse request body (see readMessagesRequest and
 // writeConverseRequest): Claude on Bedrock keeps the caller's cache
 // breakpoints, thinking and top_k.
 func MessagesToConverse(body []byte) ([]byte, error) {
-	req, err := readMessagesRequestHints(body)
+	req, err := readMessagesRequest(body)
 	if err != nil {
 		return nil, err
 	}

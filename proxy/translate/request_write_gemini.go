@@ -33,11 +33,7 @@ func MessagesToGemini(body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	extra, err := readGeminiExtra(body)
-	if err != nil {
-		return nil, err
-	}
-	return geminiBody(&req, extra.TopK)
+	return geminiBody(&req, req.topK)
 }
 
 // ResponsesToGemini translates an OpenAI Responses request into a Gemini
