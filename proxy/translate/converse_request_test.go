@@ -162,6 +162,12 @@ func TestConverseRequestParameters(t *testing.T) {
 			t.Errorf("a call without arguments went as %+v", call)
 		}
 	})
+	t.Run("chat's top_k and reasoning effort", func(t *testing.T) {
+		body, err := ChatToConverse([]byte(`{"messages":[{"role":"user","content":"a"}],"top_k":5,"reasoning_effort":"high"}`))
+		if req := converseOf(t, body, err); req.AdditionalModelRequestFields != nil || req.InferenceConfig != nil {
+			t.Errorf("additionalModelRequestFields %+v, inferenceConfig %+v: want neither, only Claude takes them", req.AdditionalModelRequestFields, req.InferenceConfig)
+		}
+	})
 	t.Run("messages with thinking", func(t *testing.T) {
 		req := read(t, "thinking_tool_round_trip.messages", MessagesToConverse)
 		f := req.AdditionalModelRequestFields

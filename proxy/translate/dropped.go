@@ -20,7 +20,9 @@ type droppedField struct {
 // mutable state; TestDroppedFieldsAreDropped holds the code to it.
 func droppedFields() []droppedField {
 	return []droppedField{
-		// OpenAI caller, Anthropic upstream (ChatToMessages).
+		// OpenAI caller, Anthropic upstream (ChatToMessages). As for an
+		// Anthropic caller below, parentheses name the upstreams that drop
+		// what Gemini or Converse keep.
 		{"openai", "frequency_penalty", "Anthropic has no repetition penalties"},
 		{"openai", "presence_penalty", "Anthropic has no repetition penalties"},
 		{"openai", "logit_bias", "Anthropic has no token biasing"},
@@ -39,7 +41,8 @@ func droppedFields() []droppedField {
 		{"openai", "prompt_cache_key", "Anthropic caches at cache_control breakpoints, not by key"},
 		{"openai", "prompt_cache_retention", "Anthropic caches at cache_control breakpoints, not by key"},
 		{"openai", "moderation", "OpenAI's moderation of the answer"},
-		{"openai", "reasoning_effort", "turning on Anthropic thinking would make Anthropic demand signed thinking blocks back in later tool-use turns, which an OpenAI caller cannot send"},
+		{"openai", "reasoning_effort (to anthropic, converse)", "turning on Anthropic thinking would make Anthropic demand signed thinking blocks back in later tool-use turns, which an OpenAI caller cannot send (Converse would also have to ask in Claude-only fields); Gemini turns it into thoughts (thinkingConfig)"},
+		{"openai", "top_k (to anthropic, converse)", "not an OpenAI field: compatible servers take it, and Gemini as topK; Converse would have to send it in Claude-only additionalModelRequestFields"},
 		{"openai", "response_format (type json_object)", "Anthropic has JSON output only with a schema; json_schema is translated to output_config.format"},
 		{"openai", "response_format.json_schema.name, description, strict", "Anthropic's output format holds only the schema, and is always strict"},
 		{"openai", "tools[].function.strict", "Anthropic's strict tools need a beta; the schema still goes"},

@@ -17,11 +17,19 @@ func ChatToMessages(body []byte, upstreamModel string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := writeMessagesRequest(&req, upstreamModel)
+	out, err := messagesFromChat(&req, upstreamModel)
 	if err != nil {
 		return nil, err
 	}
 	return marshalMessagesRequest(&out)
+}
+
+// messagesFromChat writes a chat caller's request for Anthropic without its
+// reasoning effort: thinking on would make Anthropic want its signed
+// thinking back in later tool-use turns, which a chat caller cannot send.
+func messagesFromChat(req *request, upstreamModel string) (messagesRequestOut, error) {
+	req.effort = ""
+	return writeMessagesRequest(req, upstreamModel)
 }
 
 // MessagesToChat translates an Anthropic messages request into an OpenAI

@@ -15,6 +15,9 @@ func ChatToConverse(body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Converse's top_k goes in Claude's additionalModelRequestFields, which
+	// another model refuses; a chat caller's is meant for a compatible server.
+	req.topK = nil
 	return converseBody(&req)
 }
 
