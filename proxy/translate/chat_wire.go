@@ -5,7 +5,7 @@ import "encoding/json"
 // OpenAI Chat Completions wire types. Input types decode only what is
 // translated; everything else in a request is dropped (see droppedFields).
 
-// chatRequest is the part of an OpenAI chat request that ChatToMessages reads.
+// chatRequest is the part of an OpenAI chat request that readChatRequest reads.
 type chatRequest struct {
 	Messages            []chatMessage       `json:"messages"`
 	MaxTokens           *int64              `json:"max_tokens"`
@@ -23,6 +23,8 @@ type chatRequest struct {
 	ResponseFormat      *chatResponseFormat `json:"response_format"`
 	Functions           json.RawMessage     `json:"functions"`
 	FunctionCall        json.RawMessage     `json:"function_call"`
+	ReasoningEffort     string              `json:"reasoning_effort"`
+	TopK                *int64              `json:"top_k"` // not OpenAI's: compatible servers (vLLM) take it
 }
 
 // chatMessage is one entry of messages, in a request or in a response.

@@ -57,9 +57,10 @@
 // Amazon Bedrock's Converse API is an upstream protocol of its own, with
 // one writer and two readers over the same neutral forms:
 // ChatToConverse, MessagesToConverse and ResponsesToConverse write a
-// caller's request as a Converse body (writeConverseRequest; an Anthropic
-// caller's cache breakpoints, thinking and top_k are read for it by
-// readMessagesRequestHints); ConverseResponseToChat, ConverseResponseToMessages
+// caller's request as a Converse body (writeConverseRequest; it keeps an
+// Anthropic caller's cache breakpoints, signed thinking, budget and top_k,
+// which readMessagesRequest reads into the neutral request and the other
+// writers leave out); ConverseResponseToChat, ConverseResponseToMessages
 // and ConverseResponseToResponses read an answer (readConverseAnswer);
 // NewConverseToChatStream, NewConverseToMessagesStream and
 // NewConverseToResponsesStream read a ConverseStream whose AWS event

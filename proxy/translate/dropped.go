@@ -20,7 +20,9 @@ type droppedField struct {
 // mutable state; TestDroppedFieldsAreDropped holds the code to it.
 func droppedFields() []droppedField {
 	return []droppedField{
-		// OpenAI caller, Anthropic upstream (ChatToMessages).
+		// OpenAI caller, Anthropic upstream (ChatToMessages). As for an
+		// Anthropic caller below, parentheses name the upstreams that drop
+		// what Gemini or Converse keep.
 		{"openai", "frequency_penalty", "Anthropic has no repetition penalties"},
 		{"openai", "presence_penalty", "Anthropic has no repetition penalties"},
 		{"openai", "logit_bias", "Anthropic has no token biasing"},
@@ -39,7 +41,8 @@ func droppedFields() []droppedField {
 		{"openai", "prompt_cache_key", "Anthropic caches at cache_control breakpoints, not by key"},
 		{"openai", "prompt_cache_retention", "Anthropic caches at cache_control breakpoints, not by key"},
 		{"openai", "moderation", "OpenAI's moderation of the answer"},
-		{"openai", "reasoning_effort", "turning on Anthropic thinking would make Anthropic demand signed thinking blocks back in later tool-use turns, which an OpenAI caller cannot send"},
+		{"openai", "reasoning_effort (to anthropic, converse)", "turning on Anthropic thinking would make Anthropic demand signed thinking blocks back in later tool-use turns, which an OpenAI caller cannot send (Converse would also have to ask in Claude-only fields); Gemini turns it into thoughts (thinkingConfig)"},
+		{"openai", "top_k (to anthropic, converse)", "not an OpenAI field: compatible servers take it, and Gemini as topK; Converse would have to send it in Claude-only additionalModelRequestFields"},
 		{"openai", "response_format (type json_object)", "Anthropic has JSON output only with a schema; json_schema is translated to output_config.format"},
 		{"openai", "response_format.json_schema.name, description, strict", "Anthropic's output format holds only the schema, and is always strict"},
 		{"openai", "tools[].function.strict", "Anthropic's strict tools need a beta; the schema still goes"},
@@ -47,8 +50,10 @@ func droppedFields() []droppedField {
 		{"openai", "messages[].content[].image_url.detail", "Anthropic picks the resolution itself"},
 		{"openai", "messages[assistant].reasoning_content, audio", "Anthropic thinking blocks need Anthropic's signature"},
 
-		// Anthropic caller, OpenAI upstream (MessagesToChat).
-		{"anthropic", "top_k", "OpenAI has no top-k sampling"},
+		// Anthropic caller, OpenAI upstream (MessagesToChat). Where Gemini or
+		// Converse keep what chat drops, the path names the upstreams that
+		// drop it in parentheses, and the reason says what the others do.
+		{"anthropic", "top_k (to chat)", "OpenAI has no top-k sampling; Gemini takes it as topK, Converse in additionalModelRequestFields (not beside thinking, which Claude refuses)"},
 		{"anthropic", "context_management", "OpenAI keeps no server-side context to edit"},
 		{"anthropic", "container", "Anthropic's code-execution containers"},
 		{"anthropic", "mcp_servers", "Anthropic's server-side MCP connector"},
@@ -56,10 +61,11 @@ func droppedFields() []droppedField {
 		{"anthropic", "inference_geo", "no OpenAI counterpart"},
 		{"anthropic", "output_config.effort", "OpenAI's reasoning_effort is refused by non-reasoning models, and Claude Code sends effort on every request"},
 		{"anthropic", "thinking (type adaptive or disabled)", "the model's default reasoning is the nearest OpenAI equivalent; type enabled becomes reasoning_effort"},
-		{"anthropic", "cache_control (system, messages, tools)", "OpenAI caches prompt prefixes automatically"},
+		{"anthropic", "cache_control (system, messages, tools) (to chat, gemini)", "OpenAI caches prompt prefixes automatically, Gemini implicitly or by cachedContents; Converse writes a cachePoint after each breakpoint"},
+		{"anthropic", "messages[].content[].content[].cache_control (all)", "a breakpoint inside a tool result's content: Converse has no cachePoint there"},
 		{"anthropic", "tools[] with a server type (bash_…, text_editor_…, web_search_…, computer_…, code_execution_…)", "they run on Anthropic's side"},
 		{"anthropic", "tools[].strict, defer_loading, input_examples", "no OpenAI chat counterpart; name, description and schema go"},
-		{"anthropic", "messages[assistant].content[] thinking, redacted_thinking", "OpenAI takes no reasoning back"},
+		{"anthropic", "messages[assistant].content[] thinking, redacted_thinking (to chat, gemini; unsigned thinking everywhere)", "OpenAI takes no reasoning back, Gemini none of another model's; Converse sends signed ones back as reasoningContent when thinking is on"},
 		{"anthropic", "messages[assistant].content[] server_tool_use, *_tool_result, mcp_tool_use, mcp_tool_result", "results of server tools OpenAI cannot run"},
 		{"anthropic", "messages[].content[].citations, document citations and context", "OpenAI has no citations"},
 		{"anthropic", "tool_result.is_error", "OpenAI tool messages have no error flag; the content still goes"},

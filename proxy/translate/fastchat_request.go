@@ -70,6 +70,10 @@ func (r *jsonReader) readChatRequest(data []byte, req *chatRequest) bool {
 			return seen.first(14) && r.rawInto(&req.Functions)
 		case "function_call":
 			return seen.first(15) && r.rawInto(&req.FunctionCall)
+		case "reasoning_effort":
+			return seen.first(16) && r.optString(&req.ReasoningEffort)
+		case "top_k":
+			return seen.first(17) && r.optInt64(&req.TopK)
 		}
 		return r.value(0)
 	})

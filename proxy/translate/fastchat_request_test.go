@@ -69,6 +69,14 @@ var chatRequestReaderCases = []struct {
 	{`{"response_format":{"json_schema":{"strict":null,"schema":null}}}`, true},
 	{`{"response_format":{"json_schema":{"strict":1}}}`, false},
 	{`{"response_format":"json"}`, false},
+	{`{"reasoning_effort":"high","top_k":40}`, true},
+	{`{"reasoning_effort":null,"top_k":null}`, true},
+	{`{"reasoning_effort":5}`, false},
+	{`{"reasoning_effort":"low","reasoning_effort":"high"}`, false},
+	{`{"Reasoning_effort":"high"}`, false},
+	{`{"top_k":-1}`, false},
+	{`{"top_k":2.0}`, false},
+	{`{"top_k":1,"top_k":2}`, false},
 	{`{"model":"m"} {}`, false},
 	{`{"model":"m",}`, false},
 	{`[]`, false},
@@ -198,7 +206,7 @@ func messagesRequestFromChat(req *chatRequest, upstreamModel string) (messagesRe
 	if err != nil {
 		return messagesRequestOut{}, err
 	}
-	return writeMessagesRequest(&neutral, upstreamModel)
+	return messagesFromChat(&neutral, upstreamModel)
 }
 
 // generalChatToMessages is ChatToMessages on decode and marshal alone.

@@ -76,6 +76,8 @@ func (r *jsonReader) readMessagesRequest(data []byte, req *messagesRequest) bool
 			return seen.first(10) && (r.null() || r.readThinking(alloc(&req.Thinking)))
 		case "output_config":
 			return seen.first(11) && (r.null() || r.readOutputConfig(alloc(&req.OutputConfig)))
+		case "top_k":
+			return seen.first(12) && r.optInt64(&req.TopK)
 		}
 		return r.value(0)
 	})
@@ -216,6 +218,8 @@ func (r *jsonReader) readTools(dst *[]anthropicTool) bool {
 				return seen.first(2) && r.optString(&t.Description)
 			case "input_schema":
 				return seen.first(3) && r.rawInto(&t.InputSchema)
+			case "cache_control":
+				return seen.first(4) && r.rawInto(&t.CacheControl)
 			}
 			return r.value(0)
 		})
@@ -337,6 +341,8 @@ func (r *jsonReader) readBlock(b *anthropicBlock) bool {
 			return seen.first(10) && r.optString(&b.Signature)
 		case "data":
 			return seen.first(11) && r.optString(&b.Data)
+		case "cache_control":
+			return seen.first(12) && r.rawInto(&b.CacheControl)
 		}
 		return r.value(0)
 	})

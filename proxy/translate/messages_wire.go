@@ -5,13 +5,15 @@ import "encoding/json"
 // Anthropic Messages wire types. Input types decode only what is translated;
 // everything else in a request is dropped (see droppedFields).
 
-// messagesRequest is the part of an Anthropic request that MessagesToChat reads.
+// messagesRequest is the part of an Anthropic request that readMessagesRequest
+// reads.
 type messagesRequest struct {
 	System        json.RawMessage        `json:"system"`
 	Messages      []anthropicMessage     `json:"messages"`
 	MaxTokens     *int64                 `json:"max_tokens"`
 	Temperature   *float64               `json:"temperature"`
 	TopP          *float64               `json:"top_p"`
+	TopK          *int64                 `json:"top_k"`
 	StopSequences []string               `json:"stop_sequences"`
 	Stream        bool                   `json:"stream"`
 	Tools         []anthropicTool        `json:"tools"`
@@ -43,7 +45,13 @@ type anthropicBlock struct {
 	Thinking  string          `json:"thinking"`
 	Signature string          `json:"signature"` // a thinking block's
 	Data      string          `json:"data"`      // a redacted_thinking block's
+	// CacheControl is a request block's prompt-cache breakpoint, kept raw:
+	// only whether it is there (and not null) matters.
+	CacheControl json.RawMessage `json:"cache_control"`
 }
+
+// cached reports whether the block is a prompt-cache breakpoint.
+func (b *anthropicBlock) cached() bool { return !isNull(b.CacheControl) }
 
 // source decodes the source of an image or a document block; nil if it
 // has none or it is not an object.
@@ -64,10 +72,11 @@ type anthropicSource struct {
 }
 
 type anthropicTool struct {
-	Type        string          `json:"type"`
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"input_schema"`
+	Type         string          `json:"type"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl json.RawMessage `json:"cache_control"` // as a block's
 }
 
 type anthropicToolChoice struct {

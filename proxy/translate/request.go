@@ -17,11 +17,19 @@ func ChatToMessages(body []byte, upstreamModel string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := writeMessagesRequest(&req, upstreamModel)
+	out, err := messagesFromChat(&req, upstreamModel)
 	if err != nil {
 		return nil, err
 	}
 	return marshalMessagesRequest(&out)
+}
+
+// messagesFromChat writes a chat caller's request for Anthropic without its
+// reasoning effort: thinking on would make Anthropic want its signed
+// thinking back in later tool-use turns, which a chat caller cannot send.
+func messagesFromChat(req *request, upstreamModel string) (messagesRequestOut, error) {
+	req.effort = ""
+	return writeMessagesRequest(req, upstreamModel)
 }
 
 // MessagesToChat translates an Anthropic messages request into an OpenAI
@@ -86,10 +94,8 @@ type request struct {
 	user        string     // the caller's end user, as given
 	effort      string     // reasoning effort (minimal … xhigh, none); "" for none given
 	format      *chatResponseFormat
-	// What only Anthropic callers say and only Converse carries (see
-	// readMessagesRequestHints): top_k, and thinking's budget_tokens as given.
-	topK   *int64
-	budget int64
+	topK        *int64 // top_k, as given; only Gemini and Converse take it
+	budget      int64  // Anthropic thinking's budget_tokens, as given; only Converse takes it
 }
 
 type role uint8

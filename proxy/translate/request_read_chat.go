@@ -9,7 +9,9 @@ import (
 // readChatRequest reads an OpenAI chat completions request.
 //
 // max_completion_tokens or else max_tokens is kept when positive; user (or
-// safety_identifier) is the end user. Messages keep their roles and order;
+// safety_identifier) is the end user; reasoning_effort and top_k (not
+// OpenAI's, but compatible servers take it) are kept as given, for the
+// writers that use them (see droppedFields). Messages keep their roles and order;
 // an assistant message's text comes before its tool calls, whose ids are
 // kept exactly. Images must be http(s) or base64 data URLs, files inline
 // PDFs. tool_choice and parallel_tool_calls are read only with tools: without
@@ -35,6 +37,8 @@ func readChat(req *chatRequest) (request, error) {
 		topP:        req.TopP,
 		stream:      req.Stream,
 		user:        firstNonEmpty(req.User, req.SafetyIdentifier),
+		effort:      req.ReasoningEffort,
+		topK:        req.TopK,
 		format:      req.ResponseFormat,
 		messages:    make([]message, 0, len(req.Messages)),
 		parts:       make([]part, 0, 2*len(req.Messages)),

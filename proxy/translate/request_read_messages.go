@@ -10,14 +10,19 @@ import (
 //
 // The top-level system becomes the first system prompt, and a role "system"
 // entry inside messages (Claude Code sends one) a system prompt in its
-// place; cache_control is dropped everywhere. A user turn keeps its
-// tool_result blocks as tool results among its parts. Images must come as
-// base64 or by URL, documents as base64 PDFs or plain text. thinking of type
-// enabled becomes a reasoning effort by its budget: up to 4096 tokens low,
-// up to 16384 medium, more high. metadata.user_id is the end user, and
-// output_config.format (json_schema) a strict json_schema format. Thinking
-// blocks and the work of server tools are dropped, and so are server tools
-// (they run on Anthropic's side). What cannot be read is refused with a
+// place. A user turn keeps its tool_result blocks as tool results among its
+// parts. Images must come as base64 or by URL, documents as base64 PDFs or
+// plain text. thinking of type enabled becomes a reasoning effort by its
+// budget: up to 4096 tokens low, up to 16384 medium, more high; the budget
+// is kept as given too, and so is top_k. metadata.user_id is the end user,
+// and output_config.format (json_schema) a strict json_schema format. An
+// assistant turn's signed thinking and redacted_thinking blocks become
+// thinking parts holding the block to send back (see sendableThinking);
+// other thinking blocks and the work of server tools are dropped, and so are
+// server tools (they run on Anthropic's side). cache_control marks the part
+// its block gave as a prompt-cache breakpoint (see markCache), and a tool
+// (a server tool's mark goes to the tool before it). Only some writers use
+// these (see droppedFields). What cannot be read is refused with a
 // *RequestError.
 func readMessagesRequest(body []byte) (request, error) {
 	var req messagesRequest
@@ -28,9 +33,11 @@ func readMessagesRequest(body []byte) (request, error) {
 		maxTokens:   req.MaxTokens,
 		temperature: req.Temperature,
 		topP:        req.TopP,
+		topK:        req.TopK,
 		stop:        req.StopSequences,
 		stream:      req.Stream,
 		effort:      reasoningEffort(req.Thinking),
+		budget:      budgetTokens(req.Thinking),
 		format:      responseFormat(req.OutputConfig),
 		messages:    make([]message, 0, len(req.Messages)+1),
 		parts:       make([]part, 0, 2*len(req.Messages)+2),
@@ -61,6 +68,14 @@ func reasoningEffort(t *anthropicThinking) string {
 		return "medium"
 	}
 	return "high"
+}
+
+// budgetTokens gives the budget of thinking of type enabled, as given.
+func budgetTokens(t *anthropicThinking) int64 {
+	if t == nil || t.Type != "enabled" {
+		return 0
+	}
+	return t.BudgetTokens
 }
 
 func responseFormat(oc *anthropicOutputConfig) *chatResponseFormat {
@@ -122,7 +137,8 @@ func (r *request) readAnthropicMessage(p path, m *anthropicMessage) error {
 }
 
 // readSystem reads a system prompt, a string or text blocks, as a system
-// message when it holds any text.
+// message when it holds any text. An empty block's breakpoint goes to the
+// text before it.
 func (r *request) readSystem(p *path, raw json.RawMessage) error {
 	text, blocks, isArray, err := decodeBlocks(raw)
 	if err != nil {
@@ -138,6 +154,9 @@ func (r *request) readSystem(p *path, raw json.RawMessage) error {
 		}
 		if blocks[j].Text != "" {
 			r.parts = append(r.parts, part{kind: partText, text: blocks[j].Text})
+		}
+		if blocks[j].cached() {
+			r.markCache(from, len(r.parts))
 		}
 	}
 	if len(r.parts) > from {
@@ -157,8 +176,10 @@ func (r *request) readUserTurn(p *path, raw json.RawMessage) (asString bool, err
 		r.parts = append(r.parts, part{kind: partText, text: text})
 		return true, nil
 	}
+	from := len(r.parts)
 	for j := range blocks {
 		bp := p.elem(".content", j)
+		at := len(r.parts)
 		if blocks[j].Type == "tool_result" {
 			err = r.readToolResult(&bp, &blocks[j])
 		} else {
@@ -167,8 +188,23 @@ func (r *request) readUserTurn(p *path, raw json.RawMessage) (asString bool, err
 		if err != nil {
 			return false, err
 		}
+		if blocks[j].cached() {
+			r.markCache(from, at)
+		}
 	}
 	return false, nil
+}
+
+// markCache marks a block's breakpoint: on the part it gave at at (a tool
+// result's own part, not its content's), or, for a block that gave none,
+// on the part before it since from, the start of its turn.
+func (r *request) markCache(from, at int) {
+	switch {
+	case len(r.parts) > at:
+		r.parts[at].cache = true
+	case at > from:
+		r.parts[at-1].cache = true
+	}
 }
 
 func (r *request) readUserBlock(p *path, b *anthropicBlock) error {
@@ -243,9 +279,9 @@ func (r *request) readToolResult(p *path, b *anthropicBlock) error {
 	return nil
 }
 
-// readAssistantTurn reads an assistant turn: its text and its tool_use
-// blocks. Blocks no other protocol has a place for are dropped (see
-// droppedFields).
+// readAssistantTurn reads an assistant turn: its text, its tool_use blocks
+// and its thinking that can be sent back. Blocks no other protocol has a
+// place for are dropped (see droppedFields).
 func (r *request) readAssistantTurn(p *path, raw json.RawMessage) (asString bool, err error) {
 	text, blocks, isArray, err := decodeBlocks(raw)
 	if err != nil {
@@ -255,45 +291,60 @@ func (r *request) readAssistantTurn(p *path, raw json.RawMessage) (asString bool
 		r.parts = append(r.parts, part{kind: partText, text: text})
 		return true, nil
 	}
+	from := len(r.parts)
 	for j := range blocks {
 		b := &blocks[j]
+		at := len(r.parts)
 		switch {
 		case b.Type == "text":
 			r.parts = append(r.parts, part{kind: partText, text: b.Text})
 		case b.Type == "tool_use":
 			r.parts = append(r.parts, part{kind: partCall, id: b.ID, name: b.Name, text: toolArguments(b.Input)})
+		case b.Type == "thinking" || b.Type == "redacted_thinking":
+			if v := sendableThinking(b); v != nil {
+				r.parts = append(r.parts, part{kind: partThinking, block: mustMarshal(v)})
+			}
 		case droppedAssistantBlock(b.Type):
 		default:
 			return false, invalid(p.elem(".content", j).String(), "content block type %q cannot be sent to an OpenAI model", b.Type)
+		}
+		if b.cached() {
+			r.markCache(from, at)
 		}
 	}
 	return false, nil
 }
 
 // droppedAssistantBlock lists the assistant block types that are dropped:
-// reasoning and the work of Anthropic's server-side tools.
+// the work of Anthropic's server-side tools (and thinking that cannot be
+// sent back, which readAssistantTurn sees first).
 func droppedAssistantBlock(typ string) bool {
 	switch typ {
-	case "thinking", "redacted_thinking", "server_tool_use", "mcp_tool_use", "mcp_tool_result", "container_upload":
+	case "server_tool_use", "mcp_tool_use", "mcp_tool_result", "container_upload":
 		return true
 	}
 	return strings.HasSuffix(typ, "_tool_result") // web_search_tool_result, code_execution_tool_result, …
 }
 
 // anthropicToolsIn reads the caller's own tools; server tools run on
-// Anthropic's side and are dropped. Without tools left, tool_choice is
+// Anthropic's side and are dropped, a server tool's cache breakpoint going
+// to the tool before it. Without tools left, tool_choice is
 // dropped too; disable_parallel_tool_use becomes parallel_tool_calls false
 // (which a none choice does not need).
 func anthropicToolsIn(tools []anthropicTool, choice *anthropicToolChoice) ([]tool, toolChoice, *bool, error) {
 	var out []tool
 	for _, t := range tools {
+		cached := !isNull(t.CacheControl)
 		if t.Type != "" && t.Type != "custom" {
+			if cached && len(out) > 0 {
+				out[len(out)-1].cache = true
+			}
 			continue
 		}
 		if out == nil {
 			out = make([]tool, 0, len(tools))
 		}
-		out = append(out, tool{name: t.Name, description: t.Description, parameters: t.InputSchema})
+		out = append(out, tool{name: t.Name, description: t.Description, parameters: t.InputSchema, cache: cached})
 	}
 	if len(out) == 0 || choice == nil {
 		return out, toolChoice{}, nil, nil

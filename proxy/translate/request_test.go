@@ -195,3 +195,54 @@ func TestMessagesToChatErrorParams(t *testing.T) {
 		}
 	}
 }
+
+// TestReadMessagesRequestKeepsHints: the Anthropic reader keeps what only
+// some writers use: each cache breakpoint on the part its block gave (or,
+// for a block that gave none, the part before it in its turn; none inside
+// a tool result), on the tool (a server tool's on the tool before it), the
+// assistant turns' signed thinking as thinking parts, top_k and the
+// budget as given.
+func TestReadMessagesRequestKeepsHints(t *testing.T) {
+	const cc = `"cache_control":{"type":"ephemeral"}`
+	body := `{"max_tokens":10,"top_k":7,"thinking":{"type":"enabled","budget_tokens":3000},` +
+		`"system":[{"type":"text","text":"a"},{"type":"text","text":"",` + cc + `},{"type":"text","text":"b","cache_control":null}],` +
+		`"messages":[{"role":"user","content":[{"type":"text","text":"q",` + cc + `},` +
+		`{"type":"tool_result","tool_use_id":"t0","content":[{"type":"text","text":"r",` + cc + `}],` + cc + `}]},` +
+		`{"role":"assistant","content":[{"type":"thinking","thinking":"no signature",` + cc + `},` +
+		`{"type":"thinking","thinking":"hm","signature":"sig","extra":1},{"type":"server_tool_use","id":"s","name":"web_search",` + cc + `},` +
+		`{"type":"redacted_thinking","data":"xyz"},{"type":"tool_use","id":"t1","name":"f","input":{}}]},` +
+		`{"role":"system","content":[{"type":"text","text":"c",` + cc + `}]}],` +
+		`"tools":[{"type":"web_search_20250305","name":"web_search",` + cc + `},{"name":"f","input_schema":{}},` +
+		`{"type":"bash_20250124","name":"bash",` + cc + `},{"name":"g","input_schema":{},` + cc + `},{"name":"h","input_schema":{}}]}`
+	req, err := readMessagesRequest([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := range req.messages {
+		m := &req.messages[i]
+		for _, p := range req.partsOf(m) {
+			s := p.text + string(p.block)
+			if p.cache {
+				s += "*"
+			}
+			got = append(got, s)
+		}
+		got = append(got, "|")
+	}
+	want := []string{"a*", "b", "|", "q*", "*", "r", "|",
+		`{"type":"thinking","thinking":"hm","signature":"sig"}*`, `{"type":"redacted_thinking","data":"xyz"}`, "{}", "|", "c*", "|"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parts (* for a breakpoint)\n got %q\nwant %q", got, want)
+	}
+	var tools []bool
+	for _, tl := range req.tools {
+		tools = append(tools, tl.cache)
+	}
+	if !reflect.DeepEqual(tools, []bool{true, true, false}) {
+		t.Errorf("tools' breakpoints %v, want f (the bash tool's) and g", tools)
+	}
+	if req.topK == nil || *req.topK != 7 || req.budget != 3000 {
+		t.Errorf("top_k %v, budget %d: want 7 and 3000 as given", req.topK, req.budget)
+	}
+}

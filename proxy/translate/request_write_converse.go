@@ -15,15 +15,18 @@ func ChatToConverse(body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Converse's top_k goes in Claude's additionalModelRequestFields, which
+	// another model refuses; a chat caller's is meant for a compatible server.
+	req.topK = nil
 	return converseBody(&req)
 }
 
 // MessagesToConverse translates an Anthropic messages request into a
-// Bedrock Converse request body (see readMessagesRequestHints and
+// Bedrock Converse request body (see readMessagesRequest and
 // writeConverseRequest): Claude on Bedrock keeps the caller's cache
 // breakpoints, thinking and top_k.
 func MessagesToConverse(body []byte) ([]byte, error) {
-	req, err := readMessagesRequestHints(body)
+	req, err := readMessagesRequest(body)
 	if err != nil {
 		return nil, err
 	}

@@ -8,21 +8,16 @@ import (
 
 // ChatToGemini translates an OpenAI chat completions request into a Gemini
 // GenerateContentRequest (see readChatRequest and writeGeminiRequest);
-// reasoning_effort, which the chat reader drops for Anthropic's sake, turns
-// on Gemini's thoughts. The body names no model and does not say whether to
-// stream: Gemini takes both in the URL (generateContent, or
-// streamGenerateContent?alt=sse).
+// reasoning_effort, which ChatToMessages drops for Anthropic's sake, turns
+// on Gemini's thoughts, and top_k goes as topK. The body names no model and
+// does not say whether to stream: Gemini takes both in the URL
+// (generateContent, or streamGenerateContent?alt=sse).
 func ChatToGemini(body []byte) ([]byte, error) {
 	req, err := readChatRequest(body)
 	if err != nil {
 		return nil, err
 	}
-	extra, err := readGeminiExtra(body)
-	if err != nil {
-		return nil, err
-	}
-	req.effort = extra.ReasoningEffort
-	return geminiBody(&req, extra.TopK)
+	return geminiBody(&req)
 }
 
 // MessagesToGemini translates an Anthropic messages request into a Gemini
@@ -33,11 +28,7 @@ func MessagesToGemini(body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	extra, err := readGeminiExtra(body)
-	if err != nil {
-		return nil, err
-	}
-	return geminiBody(&req, extra.TopK)
+	return geminiBody(&req)
 }
 
 // ResponsesToGemini translates an OpenAI Responses request into a Gemini
@@ -47,29 +38,11 @@ func ResponsesToGemini(body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return geminiBody(&req, nil)
+	return geminiBody(&req)
 }
 
-// geminiExtra is what a caller's request holds for Gemini that the neutral
-// request has no place for: its readers drop it (see droppedFields), as no
-// other upstream takes it, and the hand-written readers of chat and
-// Anthropic requests skip it. A second, small decode reads it for the one
-// upstream that does.
-type geminiExtra struct {
-	TopK            *int64 `json:"top_k"`            // Anthropic's (and OpenAI-compatible servers')
-	ReasoningEffort string `json:"reasoning_effort"` // OpenAI chat's
-}
-
-func readGeminiExtra(body []byte) (geminiExtra, error) {
-	var extra geminiExtra
-	if err := decode(body, &extra); err != nil {
-		return geminiExtra{}, decodeError("the request", err)
-	}
-	return extra, nil
-}
-
-func geminiBody(req *request, topK *int64) ([]byte, error) {
-	out, err := writeGeminiRequest(req, topK)
+func geminiBody(req *request) ([]byte, error) {
+	out, err := writeGeminiRequest(req)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +88,7 @@ const maxGeminiStops = 5
 // tool result whose call is not in the conversation, a file that is not a
 // data URL, a schema that Gemini's cannot express (a recursive $ref), and a
 // request with no user or model turn at all.
-func writeGeminiRequest(req *request, topK *int64) (geminiRequest, error) {
+func writeGeminiRequest(req *request) (geminiRequest, error) {
 	b := geminiBuilder{names: map[string]string{}}
 	for i := range req.messages {
 		if err := b.add(&req.messages[i], req.partsOf(&req.messages[i])); err != nil {
@@ -134,7 +107,7 @@ func writeGeminiRequest(req *request, topK *int64) (geminiRequest, error) {
 	if out.Tools, out.ToolConfig, err = geminiTools(req); err != nil {
 		return geminiRequest{}, err
 	}
-	if out.GenerationConfig, err = geminiGeneration(req, topK); err != nil {
+	if out.GenerationConfig, err = geminiGeneration(req); err != nil {
 		return geminiRequest{}, err
 	}
 	return out, nil
@@ -399,12 +372,12 @@ func geminiToolChoice(c toolChoice) *geminiToolConfig {
 }
 
 // geminiGeneration writes generationConfig; nil when nothing goes in it.
-func geminiGeneration(req *request, topK *int64) (*geminiGenerationConfig, error) {
+func geminiGeneration(req *request) (*geminiGenerationConfig, error) {
 	if len(req.stop) > maxGeminiStops {
 		return nil, invalid("stop", "Gemini takes at most %d stop sequences, not %d", maxGeminiStops, len(req.stop))
 	}
 	g := geminiGenerationConfig{StopSequences: req.stop, MaxOutputTokens: positive(req.maxTokens),
-		Temperature: req.temperature, TopP: req.topP, TopK: topK}
+		Temperature: req.temperature, TopP: req.topP, TopK: req.topK}
 	var err error
 	if g.ResponseMimeType, g.ResponseSchema, err = geminiResponseFormat(req.format); err != nil {
 		return nil, err
