@@ -28,18 +28,18 @@ const providerCheckTimeout = 10 * time.Second
 func (a *App) checkProvider(ctx context.Context, p *models.Provider) views.ProviderCheck {
 	res := views.ProviderCheck{ProviderID: p.ID}
 	secrets, keyErr := a.store.ProviderSecrets(p)
-	client, err := providers.New(p.APIType, p.BaseURL, secrets.APIKey, providers.NewTransport())
+	if keyErr != nil {
+		a.logger(ctx).Error("decrypt provider key for a test connection", "provider", p.Name, "err", keyErr)
+		res.Message = "the stored key cannot be decrypted (was GATEWAY_SECRET changed?): save the key again"
+		return res
+	}
+	client, err := providers.New(p, secrets, providers.NewTransport())
 	if err != nil {
 		res.Message = err.Error()
 		return res
 	}
 	defer client.Transport().CloseIdleConnections()
 	res.URL = client.ModelsURL()
-	if keyErr != nil {
-		a.logger(ctx).Error("decrypt provider key for a test connection", "provider", p.Name, "err", keyErr)
-		res.Message = "the stored key cannot be decrypted (was GATEWAY_SECRET changed?): save the key again"
-		return res
-	}
 	ctx, cancel := context.WithTimeout(ctx, providerCheckTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, res.URL, nil)
@@ -47,7 +47,10 @@ func (a *App) checkProvider(ctx context.Context, p *models.Provider) views.Provi
 		res.Message = "cannot build the request: " + client.Mask(err.Error())
 		return res
 	}
-	client.Authorize(req.Header)
+	if err := client.Authorize(req, nil); err != nil {
+		res.Message = client.Mask(err.Error())
+		return res
+	}
 	start := time.Now()
 	resp, err := client.RoundTrip(req)
 	res.LatencyMS = time.Since(start).Milliseconds()

@@ -124,8 +124,10 @@ func callCheck(ctx context.Context, m *member, limitField string) (status int, b
 		return 0, nil, fmt.Errorf("build check request: %w", err)
 	}
 	// As an OpenAI caller: Anthropic upstreams get the default version.
-	setUpstreamHeaders(req.Header, m.provider, protoOpenAI, nil)
 	req.Header.Set("User-Agent", "gateway-health-check")
+	if err := setUpstreamHeaders(req, body, m.provider, protoOpenAI, nil); err != nil {
+		return 0, nil, err
+	}
 	// RoundTrip, not a Client: no redirect is followed with the key.
 	resp, err := m.provider.client.RoundTrip(req)
 	if err != nil {

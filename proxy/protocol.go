@@ -25,16 +25,22 @@ func protocolOf(apiType string) protocol {
 // setUpstreamHeaders sets what every call to p carries: the provider's key in
 // its type's header, never the caller's, and for Anthropic the API version
 // (the type's default) and betas, taken from an Anthropic caller.
-func setUpstreamHeaders(h http.Header, p *provider, caller protocol, in http.Header) {
+// The credentials go last: a signature covers the headers set before it.
+func setUpstreamHeaders(req *http.Request, body []byte, p *provider, caller protocol, in http.Header) error {
+	h := req.Header
 	h["Content-Type"] = valueJSON
-	p.client.Authorize(h)
-	if p.protocol != protoAnthropic || caller != protoAnthropic {
-		return
+	if p.protocol == protoAnthropic && caller == protoAnthropic {
+		if v := in.Values("Anthropic-Beta"); len(v) > 0 {
+			h["Anthropic-Beta"] = append([]string(nil), v...)
+		}
 	}
-	if v := in.Get("Anthropic-Version"); v != "" {
-		h.Set("Anthropic-Version", v)
+	if err := p.client.Authorize(req, body); err != nil {
+		return err
 	}
-	if v := in.Values("Anthropic-Beta"); len(v) > 0 {
-		h["Anthropic-Beta"] = append([]string(nil), v...)
+	if p.protocol == protoAnthropic && caller == protoAnthropic {
+		if v := in.Get("Anthropic-Version"); v != "" {
+			h.Set("Anthropic-Version", v)
+		}
 	}
+	return nil
 }

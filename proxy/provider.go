@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -40,12 +39,13 @@ func (p *provider) url(path string) string { return p.client.URL(path) }
 
 // newProvider prepares a provider for requests, recording rather than
 // returning a configuration problem.
-func newProvider(p *models.Provider, apiKey string, keyErr error, t *http.Transport) *provider {
+func newProvider(p *models.Provider, secrets models.ProviderSecrets, keyErr error, t *http.Transport) *provider {
 	pr := &provider{id: p.ID, name: p.Name, apiType: p.APIType, protocol: protocolOf(p.APIType),
 		responses: p.SupportsResponses && p.APIType == models.APITypeOpenAI}
-	pr.client, pr.err = providers.New(p.APIType, p.BaseURL, apiKey, t)
 	if keyErr != nil {
-		pr.err = errors.Join(pr.err, fmt.Errorf("api key: %w", keyErr))
+		pr.err = fmt.Errorf("secrets: %w", keyErr)
+		return pr
 	}
+	pr.client, pr.err = providers.New(p, secrets, t)
 	return pr
 }

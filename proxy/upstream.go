@@ -45,7 +45,9 @@ func (s *Server) send(ctx context.Context, r *http.Request, p *provider, c *call
 		return nil, fmt.Errorf("proxy: build request to %s: %w", p.name, err)
 	}
 	copyForwardedHeaders(req.Header, r.Header)
-	setUpstreamHeaders(req.Header, p, c.caller, r.Header)
+	if err := setUpstreamHeaders(req, c.body, p, c.caller, r.Header); err != nil {
+		return nil, fmt.Errorf("proxy: authorize the call to %s: %w", p.name, err)
+	}
 	// RoundTrip, not a Client: no redirects to follow with the key, no cookies.
 	resp, err := p.client.RoundTrip(req)
 	if err != nil {
