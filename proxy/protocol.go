@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"gateway/models"
+	"gateway/proxy/providers"
 )
 
 // protocol is a wire protocol: what a caller speaks, or an upstream.
@@ -13,11 +14,19 @@ const (
 	protoOpenAI    protocol = iota // OpenAI Chat Completions
 	protoAnthropic                 // Anthropic Messages
 	protoResponses                 // OpenAI Responses (Codex); a member speaks it when its provider says so
+	protoGemini                    // Google's generateContent (gemini, and vertex's Gemini models)
+	protoConverse                  // AWS Bedrock's Converse
 )
 
-func protocolOf(apiType string) protocol {
-	if apiType == models.APITypeAnthropic {
+// protocolOf is the proxy's name of a provider type's wire protocol.
+func protocolOf(p providers.Protocol) protocol {
+	switch p {
+	case providers.ProtocolAnthropic:
 		return protoAnthropic
+	case providers.ProtocolGemini:
+		return protoGemini
+	case providers.ProtocolConverse:
+		return protoConverse
 	}
 	return protoOpenAI
 }
@@ -29,7 +38,10 @@ func protocolOf(apiType string) protocol {
 func setUpstreamHeaders(req *http.Request, body []byte, p *provider, caller protocol, in http.Header) error {
 	h := req.Header
 	h["Content-Type"] = valueJSON
-	if p.protocol == protoAnthropic && caller == protoAnthropic {
+	// Anthropic's headers go to Anthropic itself only: Claude on Vertex
+	// takes its version in the body.
+	passHeaders := p.apiType == models.APITypeAnthropic && caller == protoAnthropic
+	if passHeaders {
 		if v := in.Values("Anthropic-Beta"); len(v) > 0 {
 			h["Anthropic-Beta"] = append([]string(nil), v...)
 		}
@@ -37,7 +49,7 @@ func setUpstreamHeaders(req *http.Request, body []byte, p *provider, caller prot
 	if err := p.client.Authorize(req, body); err != nil {
 		return err
 	}
-	if p.protocol == protoAnthropic && caller == protoAnthropic {
+	if passHeaders {
 		if v := in.Get("Anthropic-Version"); v != "" {
 			h.Set("Anthropic-Version", v)
 		}

@@ -38,8 +38,8 @@ type oauthAuth struct {
 	conf      *jwt.Config
 	transport http.RoundTripper // the provider's, for the token fetch too
 	token     atomic.Pointer[oauthToken]
-	mu     sync.Mutex // one fetch at a time
-	now    func() time.Time
+	mu        sync.Mutex // one fetch at a time
+	now       func() time.Time
 }
 
 // oauthToken is a fetched token and its header value, built once.
@@ -96,7 +96,9 @@ func (a *oauthAuth) current(ctx context.Context) (*oauthToken, error) {
 // reached.
 type TokenError struct{ Err error }
 
-func (e *TokenError) Error() string { return "get an OAuth token for the service account: " + e.Err.Error() }
+func (e *TokenError) Error() string {
+	return "get an OAuth token for the service account: " + e.Err.Error()
+}
 func (e *TokenError) Unwrap() error { return e.Err }
 
 // Refused reports whether the token endpoint answered and refused the key
