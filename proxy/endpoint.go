@@ -71,16 +71,17 @@ func (rq *routing) call(m *member, upstreamModel string, req *chatRequest, ep en
 	var err error
 	switch ep.kind {
 	case callCountTokens:
-		if m.provider.protocol == protoOpenAI {
+		if m.provider.apiType != models.APITypeAnthropic {
+			// Only Anthropic's own API counts tokens as Messages callers ask.
 			return rq.estimateTokens(m, upstreamModel, req)
 		}
-		c = &callPlan{path: "/v1/messages/count_tokens", body: req.rewrite(upstreamModel, false),
+		c = &callPlan{url: m.provider.client.URL("/v1/messages/count_tokens"), body: req.rewrite(upstreamModel, false),
 			caller: protoAnthropic, upstream: protoAnthropic}
 	case callEmbeddings:
-		if m.provider.protocol != protoOpenAI {
+		if m.provider.apiType != models.APITypeOpenAI {
 			return &failure{err: errUnsupportedByProvider(m.provider, "embeddings"), retry: true, kind: models.FallbackGeneral}
 		}
-		c = &callPlan{path: "/embeddings", body: req.rewrite(upstreamModel, false), caller: protoOpenAI, upstream: protoOpenAI}
+		c = &callPlan{url: m.provider.client.URL("/embeddings"), body: req.rewrite(upstreamModel, false), caller: protoOpenAI, upstream: protoOpenAI}
 	default:
 		if c, err = planGenerate(req, ep.caller, m.provider, upstreamModel); err != nil {
 			return translationFailure(err)

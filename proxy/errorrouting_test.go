@@ -28,7 +28,7 @@ var (
 	// A 5xx may pass: the member gets its retries (num_retries 2), which
 	// stay within allowed_fails, so it is not set aside.
 	toGeneralAfterRetries = routed{fallback: "gen", status: 200, hits: 3}
-	// 401 and 404 set the member aside for the default minute; the same
+	// 401, 403 and 404 set the member aside for the default minute; the same
 	// member is not asked again.
 	toGeneralCooling = routed{fallback: "gen", status: 200, hits: 1, cooldown: time.Minute}
 	toGeneral        = routed{fallback: "gen", status: 200, hits: 1}
@@ -84,8 +84,8 @@ func TestUpstreamErrorsRouteAlikeTranslatedOrNot(t *testing.T) {
 
 		// The provider refused the gateway's key.
 		{"openai 401", reply{status: 401, body: `{"error":{"message":"Incorrect API key provided: sk-abc***","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`}, toGeneralCooling},
-		{"anthropic 403", reply{status: 403, body: `{"type":"error","error":{"type":"permission_error","message":"Your API key does not have permission to use the specified resource."}}`}, toGeneral},
-		{"403 html", reply{status: 403, contentType: textHTML, body: "<html><body><h1>403 Forbidden</h1></body></html>"}, toGeneral},
+		{"anthropic 403", reply{status: 403, body: `{"type":"error","error":{"type":"permission_error","message":"Your API key does not have permission to use the specified resource."}}`}, toGeneralCooling},
+		{"403 html", reply{status: 403, contentType: textHTML, body: "<html><body><h1>403 Forbidden</h1></body></html>"}, toGeneralCooling},
 
 		// The upstream failed.
 		{"openai 500", reply{status: 500, body: `{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}`}, toGeneralAfterRetries},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/providers"
 	"gateway/proxy/upstreamerr"
 )
 
@@ -97,11 +98,16 @@ func fallbackKind(k upstreamerr.Kind) string {
 
 // cooldownTriggerOf is the design's list (Routing 5): 429, 401, 404 and 408
 // set the member aside at once, 5xx count towards allowed_fails, and
-// anything else is no fault of the member's.
+// anything else is no fault of the member's. What the classifier read
+// counts as much as the status: a vendor's refusal of the credentials in
+// any status (403, Gemini's invalid-key 400, a refused token) and a rate
+// limit told in another (Bedrock's quota 400, a stream's throttling
+// exception) set the member aside at once like a 401 and a 429.
 func cooldownTriggerOf(status int, k upstreamerr.Kind) cooldownTrigger {
 	switch {
 	case status == http.StatusTooManyRequests, status == http.StatusUnauthorized,
-		status == http.StatusNotFound, status == http.StatusRequestTimeout:
+		status == http.StatusNotFound, status == http.StatusRequestTimeout,
+		k == upstreamerr.Auth, k == upstreamerr.RateLimit:
 		return coolNow
 	case k == upstreamerr.Upstream:
 		return countFailure
@@ -122,6 +128,13 @@ func shownError(a *upstreamAnswer) *apiError {
 func callFailure(ctx, callerCtx context.Context, p *provider, err error, timeout time.Duration) *failure {
 	if callerCtx.Err() != nil {
 		return clientGoneFailure()
+	}
+	var te *providers.TokenError
+	if errors.As(err, &te) && te.Refused() {
+		// The token endpoint refused the service account's key: the
+		// provider's credentials, like a 401.
+		return &failure{trigger: coolNow, retry: true, kind: models.FallbackGeneral,
+			err: errProviderAuth(p, http.StatusUnauthorized)}
 	}
 	f := &failure{trigger: countFailure, retry: true, retrySame: true, kind: models.FallbackGeneral}
 	if errors.Is(context.Cause(ctx), errUpstreamTimeout) {

@@ -84,7 +84,7 @@ func checkMember(ctx context.Context, m *member) CheckResult {
 	defer cancel()
 	start := time.Now()
 	status, body, err := callCheck(ctx, m, "max_tokens")
-	if err == nil && status == http.StatusBadRequest && p.protocol == protoOpenAI &&
+	if err == nil && status == http.StatusBadRequest && p.protocolFor(m.upstreamModel) == protoOpenAI &&
 		strings.Contains(upstreamerr.Read(status, body).Message, "max_completion_tokens") {
 		// OpenAI's reasoning models refuse max_tokens and name the field
 		// they want instead: a healthy member must not fail for that.
@@ -103,9 +103,11 @@ func checkMember(ctx context.Context, m *member) CheckResult {
 	return res
 }
 
-// callCheck sends m a 1-token request in its provider's protocol, with the
-// provider's key (OpenAI chat completions or Anthropic messages), the
-// token limit in the field named limitField, and reads the answer.
+// callCheck sends m a 1-token request in its own protocol, with the
+// provider's credentials, the token limit in the field named limitField,
+// and reads the answer. The request is an OpenAI caller's, planned as the
+// proxy plans one: translated for members of another protocol (Anthropic,
+// Gemini, Converse), so that a check calls what a request would call.
 func callCheck(ctx context.Context, m *member, limitField string) (status int, body []byte, err error) {
 	body, err = json.Marshal(map[string]any{
 		"model":    m.upstreamModel,
@@ -115,19 +117,25 @@ func callCheck(ctx context.Context, m *member, limitField string) (status int, b
 	if err != nil {
 		return 0, nil, fmt.Errorf("build check request: %w", err)
 	}
-	path := "/chat/completions"
-	if m.provider.protocol == protoAnthropic {
-		path = "/v1/messages"
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.provider.url(path), bytes.NewReader(body))
+	req, err := parseChatRequest(body)
 	if err != nil {
 		return 0, nil, fmt.Errorf("build check request: %w", err)
 	}
+	c, err := planGenerate(req, protoOpenAI, m.provider, m.upstreamModel)
+	if err != nil {
+		return 0, nil, fmt.Errorf("build check request: %w", err)
+	}
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(c.body))
+	if err != nil {
+		return 0, nil, fmt.Errorf("build check request: %w", err)
+	}
+	r.Header.Set("User-Agent", "gateway-health-check")
 	// As an OpenAI caller: Anthropic upstreams get the default version.
-	setUpstreamHeaders(req.Header, m.provider, protoOpenAI, nil)
-	req.Header.Set("User-Agent", "gateway-health-check")
+	if err := setUpstreamHeaders(r, c.body, m.provider, protoOpenAI, nil); err != nil {
+		return 0, nil, err
+	}
 	// RoundTrip, not a Client: no redirect is followed with the key.
-	resp, err := m.provider.client.RoundTrip(req)
+	resp, err := m.provider.client.RoundTrip(r)
 	if err != nil {
 		return 0, nil, err
 	}

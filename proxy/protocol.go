@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"gateway/models"
+	"gateway/proxy/providers"
 )
 
 // protocol is a wire protocol: what a caller speaks, or an upstream.
@@ -13,11 +14,19 @@ const (
 	protoOpenAI    protocol = iota // OpenAI Chat Completions
 	protoAnthropic                 // Anthropic Messages
 	protoResponses                 // OpenAI Responses (Codex); a member speaks it when its provider says so
+	protoGemini                    // Google's generateContent (gemini, and vertex's Gemini models)
+	protoConverse                  // AWS Bedrock's Converse
 )
 
-func protocolOf(apiType string) protocol {
-	if apiType == models.APITypeAnthropic {
+// protocolOf is the proxy's name of a provider type's wire protocol.
+func protocolOf(p providers.Protocol) protocol {
+	switch p {
+	case providers.ProtocolAnthropic:
 		return protoAnthropic
+	case providers.ProtocolGemini:
+		return protoGemini
+	case providers.ProtocolConverse:
+		return protoConverse
 	}
 	return protoOpenAI
 }
@@ -25,16 +34,25 @@ func protocolOf(apiType string) protocol {
 // setUpstreamHeaders sets what every call to p carries: the provider's key in
 // its type's header, never the caller's, and for Anthropic the API version
 // (the type's default) and betas, taken from an Anthropic caller.
-func setUpstreamHeaders(h http.Header, p *provider, caller protocol, in http.Header) {
+// The credentials go last: a signature covers the headers set before it.
+func setUpstreamHeaders(req *http.Request, body []byte, p *provider, caller protocol, in http.Header) error {
+	h := req.Header
 	h["Content-Type"] = valueJSON
-	p.client.Authorize(h)
-	if p.protocol != protoAnthropic || caller != protoAnthropic {
-		return
+	// Anthropic's headers go to Anthropic itself only: Claude on Vertex
+	// takes its version in the body.
+	passHeaders := p.apiType == models.APITypeAnthropic && caller == protoAnthropic
+	if passHeaders {
+		if v := in.Values("Anthropic-Beta"); len(v) > 0 {
+			h["Anthropic-Beta"] = append([]string(nil), v...)
+		}
 	}
-	if v := in.Get("Anthropic-Version"); v != "" {
-		h.Set("Anthropic-Version", v)
+	if err := p.client.Authorize(req, body); err != nil {
+		return err
 	}
-	if v := in.Values("Anthropic-Beta"); len(v) > 0 {
-		h["Anthropic-Beta"] = append([]string(nil), v...)
+	if passHeaders {
+		if v := in.Get("Anthropic-Version"); v != "" {
+			h.Set("Anthropic-Version", v)
+		}
 	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -12,10 +11,14 @@ import (
 // provider is an upstream account as the proxy calls it: the one client of
 // its type (base URL rule, key, transport) and what routing needs beside.
 type provider struct {
-	id       int64
-	name     string
-	apiType  string
+	id      int64
+	name    string
+	apiType string
+	// protocol is the type's wire protocol; a call's may differ by its
+	// model (protocolFor).
 	protocol protocol
+	// vertex: Claude's calls go in Vertex's form (see vertexAnthropicBody).
+	vertex bool
 	// responses: an openai-type provider that serves the Responses API
 	// itself, so Responses callers pass through.
 	responses bool
@@ -35,17 +38,27 @@ type cachedTransport struct {
 	transport *http.Transport
 }
 
-// url is the provider's endpoint at path ("/chat/completions", "/v1/messages").
-func (p *provider) url(path string) string { return p.client.URL(path) }
+// protocolFor is the wire protocol of a call to upstreamModel: the type's,
+// but Anthropic's for a Claude model on Vertex.
+func (p *provider) protocolFor(upstreamModel string) protocol {
+	if p.vertex {
+		return protocolOf(p.client.Protocol(upstreamModel))
+	}
+	return p.protocol
+}
 
 // newProvider prepares a provider for requests, recording rather than
 // returning a configuration problem.
-func newProvider(p *models.Provider, apiKey string, keyErr error, t *http.Transport) *provider {
-	pr := &provider{id: p.ID, name: p.Name, apiType: p.APIType, protocol: protocolOf(p.APIType),
+func newProvider(p *models.Provider, secrets models.ProviderSecrets, keyErr error, t *http.Transport) *provider {
+	pr := &provider{id: p.ID, name: p.Name, apiType: p.APIType, vertex: p.APIType == models.APITypeVertex,
 		responses: p.SupportsResponses && p.APIType == models.APITypeOpenAI}
-	pr.client, pr.err = providers.New(p.APIType, p.BaseURL, apiKey, t)
-	if keyErr != nil {
-		pr.err = errors.Join(pr.err, fmt.Errorf("api key: %w", keyErr))
+	if t, ok := providers.Lookup(p.APIType); ok {
+		pr.protocol = protocolOf(t.Protocol)
 	}
+	if keyErr != nil {
+		pr.err = fmt.Errorf("secrets: %w", keyErr)
+		return pr
+	}
+	pr.client, pr.err = providers.New(p, secrets, t)
 	return pr
 }

@@ -75,7 +75,7 @@ func (s *Server) prepareProviders(ds []models.Deployment) (map[int64]*provider, 
 		}
 		next[p.ID] = ct
 		secrets, err := s.store.ProviderSecrets(p)
-		pr := newProvider(p, secrets.APIKey, err, ct.transport)
+		pr := newProvider(p, secrets, err, ct.transport)
 		if pr.err != nil {
 			s.log.Error("provider is misconfigured; its model entries will fail", "provider", p.Name, "err", pr.err)
 		}

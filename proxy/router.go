@@ -198,7 +198,7 @@ func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
 	candidates := buf[:0]
 	for _, m := range rt.pool.members {
 		if !m.state.coolingDown(now) && !slices.Contains(tried, m.id) && m.fits(rq.estimate) &&
-			(!rq.nativeOnly || m.provider.takesAsIs(rq.x.proto)) {
+			(!rq.nativeOnly || m.provider.takesAsIs(rq.x.proto, m.upstreamModelFor(rt))) {
 			candidates = append(candidates, m)
 		}
 	}

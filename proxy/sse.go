@@ -47,7 +47,7 @@ func (rq *routing) streamCall(m *member, c *callPlan) *failure {
 	}
 	defer resp.Body.Close()
 	timer.Reset(firstEvent - time.Since(sent))
-	if resp.StatusCode/100 != 2 || !isEventStream(resp.Header.Get("Content-Type")) {
+	if resp.StatusCode/100 != 2 || !c.isStream(resp.Header.Get("Content-Type")) {
 		// An error (or a provider that ignored stream: true) comes as one body.
 		a, err := readAnswer(resp)
 		if err != nil {
@@ -56,6 +56,7 @@ func (rq *routing) streamCall(m *member, c *callPlan) *failure {
 		return rq.deliver(a, c)
 	}
 	rs := &relayedStream{w: rq.w, rc: http.NewResponseController(rq.w), x: rq.x, ad: c.stream(rq.estimate), resp: resp,
+		body:   c.events(resp.Body),
 		cancel: cancel, rearm: func() { timer.Reset(streamIdleTimeout) }, firstEventTimeout: firstEvent,
 		keepAlive: s.streamKeepAlive, promptTokens: rq.estimate}
 	return s.relayEvents(ctx, r, rs)
@@ -75,6 +76,23 @@ func (s *Server) enableFullDuplex(w http.ResponseWriter) {
 	}
 }
 
+// isStream reports whether an answer of this content type is the
+// upstream's stream: SSE, or for Bedrock AWS's binary event stream.
+func (c *callPlan) isStream(contentType string) bool {
+	if c.upstream == protoConverse {
+		return strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), awsEventStreamContentType)
+	}
+	return isEventStream(contentType)
+}
+
+// events is the upstream's stream body as SSE events.
+func (c *callPlan) events(body io.Reader) io.Reader {
+	if c.upstream == protoConverse {
+		return newAWSEventStream(body)
+	}
+	return body
+}
+
 func isEventStream(contentType string) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), "text/event-stream")
 }
@@ -86,6 +104,7 @@ type relayedStream struct {
 	x      *exchange
 	ad     streamAdapter
 	resp   *http.Response
+	body   io.Reader               // the upstream's events as SSE (see callPlan.events)
 	cancel context.CancelCauseFunc // ends the upstream request
 	rearm  func()                  // restarts the idle timer
 	// firstEventTimeout is how long the member had to send its first event.
@@ -103,7 +122,7 @@ type relayedStream struct {
 // Until the stream is committed (see awaitFirstEvent) a silent or broken
 // member is still the router's to retry.
 func (s *Server) relayEvents(ctx context.Context, r *http.Request, rs *relayedStream) *failure {
-	events := s.eventReaders.get(rs.resp.Body)
+	events := s.eventReaders.get(rs.body)
 	defer s.eventReaders.put(events)
 	ev, err := s.awaitFirstEvent(rs, events)
 	if !rs.committed {
@@ -207,10 +226,19 @@ func keepAliveEvent(caller protocol) []byte {
 // first event, an error (overloaded): nothing went to the caller yet, so it
 // is a failure the router may retry.
 func firstEventFailure(ev []byte) *failure {
-	if eventName(ev) != "error" {
+	name := eventName(ev)
+	var e upstreamerr.Error
+	switch {
+	case name == "error":
+		e = upstreamerr.Read(0, eventData(ev))
+	case strings.HasSuffix(name, "Exception"):
+		// An AWS event stream's exception (throttlingException…): typed
+		// by its name, as the same error before the stream would be.
+		e = upstreamerr.AWSEvent(name, upstreamerr.Read(0, eventData(ev)).Message)
+	default:
 		return nil
 	}
-	f := failureOf(upstreamerr.Read(0, eventData(ev)), 0)
+	f := failureOf(e, 0)
 	f.err = &apiError{Status: http.StatusBadGateway, Type: typeServer, Code: "upstream_error",
 		Message: upstreamErrorMessage(eventData(ev))}
 	return f

@@ -40,12 +40,14 @@ const (
 
 // send posts the plan's body to the provider's endpoint with the provider's key.
 func (s *Server) send(ctx context.Context, r *http.Request, p *provider, c *callPlan) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url(c.path), bytes.NewReader(c.body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(c.body))
 	if err != nil {
 		return nil, fmt.Errorf("proxy: build request to %s: %w", p.name, err)
 	}
 	copyForwardedHeaders(req.Header, r.Header)
-	setUpstreamHeaders(req.Header, p, c.caller, r.Header)
+	if err := setUpstreamHeaders(req, c.body, p, c.caller, r.Header); err != nil {
+		return nil, fmt.Errorf("proxy: authorize the call to %s: %w", p.name, err)
+	}
 	// RoundTrip, not a Client: no redirects to follow with the key, no cookies.
 	resp, err := p.client.RoundTrip(req)
 	if err != nil {
@@ -135,10 +137,24 @@ func (rq *routing) deliver(a *upstreamAnswer, c *callPlan) *failure {
 }
 
 // contentFiltered reports an answer the upstream cut for its content: an
-// OpenAI choice that finished with content_filter, an Anthropic refusal.
+// OpenAI (or Azure) choice that finished with content_filter, an Anthropic
+// refusal, a Gemini answer blocked for safety, a Converse answer stopped by
+// its content filter or guardrail.
 func contentFiltered(body []byte, p protocol) bool {
-	if p == protoAnthropic {
+	switch p {
+	case protoAnthropic:
 		return bytes.Contains(body, []byte(`"refusal"`)) && stopReason(body) == "refusal"
+	case protoGemini:
+		return geminiBlocked(body)
+	case protoConverse:
+		if !bytes.Contains(body, []byte("content_filtered")) && !bytes.Contains(body, []byte("guardrail_intervened")) {
+			return false
+		}
+		var v struct {
+			StopReason string `json:"stopReason"`
+		}
+		json.Unmarshal(body, &v) //nolint:errcheck // an unreadable answer was not filtered
+		return v.StopReason == "content_filtered" || v.StopReason == "guardrail_intervened"
 	}
 	if !bytes.Contains(body, []byte("content_filter")) {
 		return false
@@ -165,4 +181,36 @@ func stopReason(body []byte) string {
 	}
 	json.Unmarshal(body, &v) //nolint:errcheck // an unreadable answer has no stop reason
 	return v.StopReason
+}
+
+// geminiBlocked: the prompt was blocked (promptFeedback.blockReason), or
+// every candidate finished for its content.
+func geminiBlocked(body []byte) bool {
+	if !bytes.Contains(body, []byte("blockReason")) && !bytes.Contains(body, []byte("SAFETY")) &&
+		!bytes.Contains(body, []byte("PROHIBITED_CONTENT")) && !bytes.Contains(body, []byte("BLOCKLIST")) &&
+		!bytes.Contains(body, []byte("SPII")) {
+		return false
+	}
+	var v struct {
+		PromptFeedback struct {
+			BlockReason string `json:"blockReason"`
+		} `json:"promptFeedback"`
+		Candidates []struct {
+			FinishReason string `json:"finishReason"`
+		} `json:"candidates"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return false
+	}
+	if v.PromptFeedback.BlockReason != "" {
+		return true
+	}
+	for _, c := range v.Candidates {
+		switch c.FinishReason {
+		case "SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "IMAGE_SAFETY":
+		default:
+			return false
+		}
+	}
+	return len(v.Candidates) > 0
 }

@@ -1,8 +1,13 @@
 package providers
 
 import (
+	"cmp"
+	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
+
+	"gateway/models"
 )
 
 // secretLike matches what looks like an API key in an upstream's text
@@ -18,19 +23,39 @@ func MaskSecrets(s string) string {
 	return secretLike.ReplaceAllString(s, "$1-…")
 }
 
-// maskKey hides key, whatever it looks like, then anything key-like. A key
-// of a known shape keeps its prefix ("sk-…"), as the pattern writes it; a key
-// shorter than 4 characters is left to the pattern: replacing it everywhere
-// would garble the text.
-func maskKey(s, key string) string {
-	if len(key) >= 4 {
-		mark := "…"
-		for _, prefix := range []string{"sk-", "key-"} {
-			if strings.HasPrefix(key, prefix) {
-				mark = prefix + "…"
-			}
-		}
-		s = strings.ReplaceAll(s, key, mark)
+// maskSecret hides secret, whatever it looks like. A secret of a known
+// shape keeps its prefix ("sk-…"), as the pattern writes it; one shorter
+// than 4 characters is left to the pattern: replacing it everywhere would
+// garble the text.
+func maskSecret(s, secret string) string {
+	if len(secret) < 4 || !strings.Contains(s, secret) {
+		return s
 	}
-	return MaskSecrets(s)
+	mark := "…"
+	for _, prefix := range []string{"sk-", "key-"} {
+		if strings.HasPrefix(secret, prefix) {
+			mark = prefix + "…"
+		}
+	}
+	return strings.ReplaceAll(s, secret, mark)
+}
+
+// secretsOf lists what Mask hides: each secret, and of a service account
+// key file its private key (also as the file escapes it) and the key's id,
+// the longest first so that a part never leaves the rest of a whole behind.
+func secretsOf(s models.ProviderSecrets) []string {
+	out := []string{s.APIKey, s.AWSSecretAccessKey, s.AWSSessionToken, s.CredentialsJSON}
+	if s.CredentialsJSON != "" {
+		var key struct {
+			PrivateKey   string `json:"private_key"`
+			PrivateKeyID string `json:"private_key_id"`
+		}
+		if json.Unmarshal([]byte(s.CredentialsJSON), &key) == nil {
+			escaped, _ := json.Marshal(key.PrivateKey)
+			out = append(out, key.PrivateKey, strings.Trim(string(escaped), `"`), key.PrivateKeyID)
+		}
+	}
+	out = slices.DeleteFunc(out, func(v string) bool { return len(v) < 4 })
+	slices.SortFunc(out, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	return slices.Compact(out)
 }

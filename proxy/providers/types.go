@@ -12,8 +12,11 @@ package providers
 
 import (
 	"cmp"
+	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/aws/smithy-go/encoding/httpbinding"
 
 	"gateway/models"
 )
@@ -42,17 +45,19 @@ type Type struct {
 	// Providers page shows them.
 	Fields []Field
 	// DefaultBase is the base URL when none is given, from the provider's
-	// fields ("" when a base URL is required).
+	// fields (nil when a base URL is required).
 	DefaultBase func(p *models.Provider) string
-	// ChatPath is the chat endpoint, appended to the normalised base;
-	// ModelsPath lists the models, the cheapest call that proves a URL and a
-	// key (Test connection).
-	ChatPath, ModelsPath string
 	// basePath normalises the base URL's path (without a trailing slash) by
 	// the vendor SDK's convention.
 	basePath func(path string) string
-	// auth builds the authorizer of one provider of this type from its key.
-	auth func(key string) Authorizer
+	// call is the path (and query) of a generation by model, after the base.
+	call func(c *Client, model string, stream bool) string
+	// models is the path of the model list on the base's host, the cheapest
+	// call that proves a URL and a key (Test connection); "" when the type
+	// has none there.
+	models func(c *Client) string
+	// auth builds the authorizer of one provider of this type.
+	auth func(p *models.Provider, s models.ProviderSecrets, t *http.Transport) (Authorizer, error)
 }
 
 // Field is a setting of a provider type, named as the management API
@@ -81,16 +86,20 @@ var (
 var types = map[string]*Type{
 	models.APITypeOpenAI: {
 		Name: models.APITypeOpenAI, Protocol: ProtocolOpenAI, Fields: []Field{fieldAPIKey},
-		ChatPath: "/chat/completions", ModelsPath: "/models",
 		basePath: versionedPath,
-		auth:     func(key string) Authorizer { return newHeaderAuth("Authorization", "Bearer "+key, key, nil) },
+		call:     fixedPath("/chat/completions"),
+		models:   func(*Client) string { return "/models" },
+		auth: func(_ *models.Provider, s models.ProviderSecrets, _ *http.Transport) (Authorizer, error) {
+			return newHeaderAuth("Authorization", "Bearer "+s.APIKey, nil), nil
+		},
 	},
 	models.APITypeAnthropic: {
 		Name: models.APITypeAnthropic, Protocol: ProtocolAnthropic, Fields: []Field{fieldAPIKey},
-		ChatPath: "/v1/messages", ModelsPath: "/v1/models",
-		basePath: rootPath,
-		auth: func(key string) Authorizer {
-			return newHeaderAuth("X-Api-Key", key, key, map[string]string{"Anthropic-Version": AnthropicVersion})
+		basePath: trimVersion("/v1"),
+		call:     fixedPath("/v1/messages"),
+		models:   func(*Client) string { return "/v1/models" },
+		auth: func(_ *models.Provider, s models.ProviderSecrets, _ *http.Transport) (Authorizer, error) {
+			return newHeaderAuth("X-Api-Key", s.APIKey, map[string]string{"Anthropic-Version": AnthropicVersion}), nil
 		},
 	},
 }
@@ -101,7 +110,15 @@ var types = map[string]*Type{
 func init() {
 	types[models.APITypeAzure] = &Type{
 		Name: models.APITypeAzure, Protocol: ProtocolOpenAI,
-		Fields: []Field{fieldAPIKey, fieldAPIVersion},
+		Fields:   []Field{fieldAPIKey, fieldAPIVersion},
+		basePath: trimVersion("/openai"),
+		call: func(c *Client, model string, _ bool) string {
+			return "/openai/deployments/" + url.PathEscape(model) + "/chat/completions?api-version=" + c.apiVersion
+		},
+		models: func(c *Client) string { return "/openai/models?api-version=" + c.apiVersion },
+		auth: func(_ *models.Provider, s models.ProviderSecrets, _ *http.Transport) (Authorizer, error) {
+			return newHeaderAuth("Api-Key", s.APIKey, nil), nil
+		},
 	}
 	types[models.APITypeBedrock] = &Type{
 		Name: models.APITypeBedrock, Protocol: ProtocolConverse,
@@ -109,17 +126,72 @@ func init() {
 		DefaultBase: func(p *models.Provider) string {
 			return "https://bedrock-runtime." + p.Region + ".amazonaws.com"
 		},
+		basePath: func(path string) string { return path },
+		call:     bedrockPath,
+		models:   func(*Client) string { return "" }, // on another host (bedrock.REGION), another service
+		auth:     newSigV4Auth,
 	}
 	types[models.APITypeGemini] = &Type{
 		Name: models.APITypeGemini, Protocol: ProtocolGemini,
 		Fields:      []Field{fieldAPIKey},
 		DefaultBase: func(*models.Provider) string { return "https://generativelanguage.googleapis.com" },
+		basePath:    trimVersion("/v1beta"),
+		call: func(_ *Client, model string, stream bool) string {
+			return "/v1beta/models/" + url.PathEscape(model) + geminiMethod(stream, false)
+		},
+		models: func(*Client) string { return "/v1beta/models" },
+		auth: func(_ *models.Provider, s models.ProviderSecrets, _ *http.Transport) (Authorizer, error) {
+			return newHeaderAuth("X-Goog-Api-Key", s.APIKey, nil), nil
+		},
 	}
 	types[models.APITypeVertex] = &Type{
 		Name: models.APITypeVertex, Protocol: ProtocolGemini, // and ProtocolAnthropic for claude-… models: see ProtocolOf
 		Fields:      []Field{fieldProject, fieldLocation, fieldCredentials},
 		DefaultBase: vertexBase,
+		basePath:    trimVersion("/v1"),
+		call:        vertexPath,
+		models:      func(*Client) string { return "" }, // the publisher list is not the project's: it proves nothing
+		auth:        newOAuthAuth,
 	}
+}
+
+// fixedPath: a type whose endpoint does not name the model.
+func fixedPath(path string) func(*Client, string, bool) string {
+	return func(*Client, string, bool) string { return path }
+}
+
+// geminiMethod is the method of a Gemini model (anthropic: of a Claude
+// model on Vertex), and the stream's SSE framing.
+func geminiMethod(stream, anthropic bool) string {
+	switch {
+	case anthropic && stream:
+		return ":streamRawPredict"
+	case anthropic:
+		return ":rawPredict"
+	case stream:
+		return ":streamGenerateContent?alt=sse"
+	}
+	return ":generateContent"
+}
+
+// vertexPath: Google's models and Anthropic's are published apart.
+func vertexPath(c *Client, model string, stream bool) string {
+	publisher, claude := "google", c.Type.ProtocolOf(model) == ProtocolAnthropic
+	if claude {
+		publisher = "anthropic"
+	}
+	return c.vertexPrefix + publisher + "/models/" + url.PathEscape(model) + geminiMethod(stream, claude)
+}
+
+// bedrockPath: the model id (an ARN or an inference profile's id may hold
+// ':' and '/') is one path segment, every reserved character escaped as
+// AWS's own SDK escapes it, so that the URL sent and the path signed agree.
+func bedrockPath(_ *Client, model string, stream bool) string {
+	op := "/converse"
+	if stream {
+		op = "/converse-stream"
+	}
+	return "/model/" + httpbinding.EscapePath(model, true) + op
 }
 
 // vertexBase is Vertex AI's host for the provider's location: global →
@@ -161,9 +233,11 @@ func versionedPath(path string) string {
 	return path
 }
 
-// rootPath: an anthropic-type base is the root ("https://api.anthropic.com");
-// a redundant "/v1" is dropped.
-func rootPath(path string) string { return strings.TrimSuffix(path, "/v1") }
+// trimVersion: a base given with the API's version (or, for azure, its
+// /openai) has it dropped: the type's paths carry it.
+func trimVersion(suffix string) func(string) string {
+	return func(path string) string { return strings.TrimSuffix(path, suffix) }
+}
 
 // urlPath is u's path without its trailing slashes.
 func urlPath(u *url.URL) string { return strings.TrimRight(u.Path, "/") }
