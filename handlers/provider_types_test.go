@@ -8,12 +8,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"gateway/models"
 	"gateway/models/dbtest"
+	"gateway/proxy/providers"
+	"gateway/views"
 )
 
 // Secrets of the new provider types, each distinctive enough to grep for.
@@ -525,4 +528,19 @@ func TestProviderTypeSecretsNeverShown(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestProviderTypeOptions: the form offers exactly the types the providers
+// table has.
+func TestProviderTypeOptions(t *testing.T) {
+	var got []string
+	for _, o := range views.APITypeOptions() {
+		if _, ok := providers.Lookup(o.Value); !ok {
+			t.Errorf("the form offers %q, which the providers table does not have", o.Value)
+		}
+		got = append(got, o.Value)
+	}
+	if want := []string{"openai", "anthropic", "azure", "bedrock", "gemini", "vertex"}; !slices.Equal(got, want) {
+		t.Errorf("options %v, want %v", got, want)
+	}
 }

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"cmp"
+	"strings"
 
 	"gateway/models"
 	"gateway/proxy/providers"
@@ -68,7 +69,7 @@ func providerRow(p *models.Provider, entries int) views.ProviderRow {
 	if p.APIType == models.APITypeAzure {
 		// Azure's calls go to a deployment named by the entry's upstream model.
 		row.Facts = append(row.Facts, views.ProviderFact{Name: "deployments", Label: "calls",
-			Value: row.BaseURL + "/openai/deployments/{upstream model}"})
+			Value: strings.TrimRight(row.BaseURL, "/") + "/openai/deployments/{upstream model}"})
 	}
 	return row
 }
