@@ -144,3 +144,9 @@ func providerForm(in providerInput, stored *models.Provider) views.ProviderForm 
 	}
 	return form
 }
+
+// newProviderForm is the empty add form. It starts at the openai type, the
+// most common, so that its key field is there from the start.
+func newProviderForm() views.ProviderForm {
+	return providerForm(providerInput{APIType: models.APITypeOpenAI}, nil)
+}

@@ -17,7 +17,7 @@ import (
 
 // showProviders shows the Providers page.
 func (a *App) showProviders(w http.ResponseWriter, r *http.Request) {
-	vm, err := a.providersPage(r, views.ProviderForm{})
+	vm, err := a.providersPage(r, newProviderForm())
 	if err != nil {
 		a.pageError(w, r, err)
 		return
@@ -252,7 +252,7 @@ func (a *App) deleteProviderPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) providerInUse(w http.ResponseWriter, r *http.Request, p *models.Provider) {
-	vm, err := a.providersPage(r, views.ProviderForm{})
+	vm, err := a.providersPage(r, newProviderForm())
 	if err != nil {
 		a.pageError(w, r, err)
 		return
@@ -292,7 +292,7 @@ func (a *App) testProviderPage(w http.ResponseWriter, r *http.Request) {
 		a.render(w, r, http.StatusOK, views.ProviderCheckResult(check))
 		return
 	}
-	vm, err := a.providersPage(r, views.ProviderForm{})
+	vm, err := a.providersPage(r, newProviderForm())
 	if err != nil {
 		a.pageError(w, r, err)
 		return
