@@ -30,7 +30,8 @@ func TestBrowserProviderTypes(t *testing.T) {
 				_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#provider-api_type").dispatchEvent(new Event("change", {bubbles: true}))`))
 				return err
 			}),
-			chromedp.WaitVisible(css(fmt.Sprintf(`[data-testid="provider-type-fields"][data-api-type=%q]`, apiType))))
+			// The fields' box is the form's (display: contents): wait for it in the DOM.
+			chromedp.WaitReady(css(fmt.Sprintf(`[data-testid="provider-type-fields"][data-api-type=%q]`, apiType))))
 	}
 	// row is the CSS selector of the listed provider named name.
 	row := func(name string) string {
@@ -90,6 +91,7 @@ func TestBrowserProviderTypes(t *testing.T) {
 		t.Errorf("provider-key-again = %q", got)
 	}
 	noSecretOnPage("refused bedrock form")
+	b.shot("providers-bedrock-refused.png")
 
 	b.do(typeInto(input("aws_secret_access_key"), secretKey),
 		typeInto(input("aws_session_token"), sessionToken),
