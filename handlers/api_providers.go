@@ -1,77 +1,83 @@
 package handlers
 
 import (
-	"encoding/json"
 	"net/http"
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/providers"
 )
 
-// providerFields are a provider's settings except its key.
-type providerFields struct {
-	Name              string `json:"name" validate:"required,max=200,singleline"`
-	APIType           string `json:"api_type" validate:"required,oneof=openai anthropic"`
-	BaseURL           string `json:"base_url" validate:"required,max=2000,baseurl"`
-	SupportsResponses bool   `json:"supports_responses"`
-}
-
-// newProviderInput is the body of POST /api/providers.
-type newProviderInput struct {
-	providerFields
-	APIKey string `json:"api_key" validate:"required,max=4000,printascii"`
-}
-
-// providerPatchInput is the body of PATCH /api/providers/{id}: an absent or
-// empty api_key keeps the stored one.
-type providerPatchInput struct {
-	providerFields
-	APIKey string `json:"api_key" validate:"omitempty,max=4000,printascii"`
-}
-
-func (f *providerFields) applyTo(p *models.Provider) {
-	p.Name = f.Name
-	p.APIType = f.APIType
-	p.BaseURL = f.BaseURL
-	p.SupportsResponses = f.SupportsResponses
-}
-
-// providerJSON is a provider in API answers. The key itself is never in it:
-// only its last four characters, when it is long enough to spare them.
+// providerJSON is a provider in API answers: its settings, the fields of its
+// type, and of each secret of its type only its last four characters (when
+// it is long enough to spare them), never the secret. A field of another
+// type is absent.
 type providerJSON struct {
-	ID                int64     `json:"id"`
-	Name              string    `json:"name"`
-	APIType           string    `json:"api_type"`
-	BaseURL           string    `json:"base_url"`
-	APIKeyLast4       string    `json:"api_key_last4"`
-	SupportsResponses bool      `json:"supports_responses"`
-	CreatedAt         time.Time `json:"created_at"`
-	UpdatedAt         time.Time `json:"updated_at"`
+	ID                      int64     `json:"id"`
+	Name                    string    `json:"name"`
+	APIType                 string    `json:"api_type"`
+	BaseURL                 string    `json:"base_url"`
+	APIKeyLast4             *string   `json:"api_key_last4,omitempty"`
+	SupportsResponses       bool      `json:"supports_responses"`
+	APIVersion              *string   `json:"api_version,omitempty"`
+	Region                  *string   `json:"region,omitempty"`
+	AWSAccessKeyID          *string   `json:"aws_access_key_id,omitempty"`
+	AWSSecretAccessKeyLast4 *string   `json:"aws_secret_access_key_last4,omitempty"`
+	AWSSessionTokenLast4    *string   `json:"aws_session_token_last4,omitempty"`
+	Project                 *string   `json:"project,omitempty"`
+	Location                *string   `json:"location,omitempty"`
+	CredentialsJSONLast4    *string   `json:"credentials_json_last4,omitempty"`
+	CreatedAt               time.Time `json:"created_at"`
+	UpdatedAt               time.Time `json:"updated_at"`
 }
 
 func providerJSONOf(p *models.Provider) providerJSON {
+	typ, ok := providers.Lookup(p.APIType)
+	of := func(name, v string) *string {
+		if hasField(typ, name) || (!ok && name == "api_key") {
+			return &v
+		}
+		return nil
+	}
 	return providerJSON{
-		ID:                p.ID,
-		Name:              p.Name,
-		APIType:           p.APIType,
-		BaseURL:           p.BaseURL,
-		APIKeyLast4:       p.APIKeyLast4,
-		SupportsResponses: p.SupportsResponses,
-		CreatedAt:         p.CreatedAt,
-		UpdatedAt:         p.UpdatedAt,
+		ID:                      p.ID,
+		Name:                    p.Name,
+		APIType:                 p.APIType,
+		BaseURL:                 p.BaseURL,
+		APIKeyLast4:             of("api_key", p.APIKeyLast4),
+		SupportsResponses:       p.SupportsResponses,
+		APIVersion:              of("api_version", p.APIVersion),
+		Region:                  of("region", p.Region),
+		AWSAccessKeyID:          of("aws_access_key_id", p.AWSAccessKeyID),
+		AWSSecretAccessKeyLast4: of("aws_secret_access_key", p.AWSSecretLast4),
+		AWSSessionTokenLast4:    of("aws_session_token", p.AWSSessionTokenLast4),
+		Project:                 of("project", p.Project),
+		Location:                of("location", p.Location),
+		CredentialsJSONLast4:    of("credentials_json", p.CredentialsLast4),
+		CreatedAt:               p.CreatedAt,
+		UpdatedAt:               p.UpdatedAt,
 	}
 }
 
 // createProvider handles POST /api/providers.
 func (a *App) createProvider(w http.ResponseWriter, r *http.Request) {
-	var in newProviderInput
-	if err := a.decodeBody(w, r, &in); err != nil {
+	body, err := readBody(w, r)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	var in providerInput
+	if err := mergeBody(body, &in); err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	if err := a.validateProvider(&in, in.given(), nil); err != nil {
 		a.apiError(w, r, err)
 		return
 	}
 	var p models.Provider
 	in.applyTo(&p)
-	if err := a.store.CreateProvider(r.Context(), &p, models.ProviderSecrets{APIKey: in.APIKey}); err != nil {
+	if err := a.store.CreateProvider(r.Context(), &p, in.secrets()); err != nil {
 		a.apiError(w, r, nameTaken(err, "provider", in.Name))
 		return
 	}
@@ -95,21 +101,21 @@ func (a *App) updateProvider(w http.ResponseWriter, r *http.Request) {
 		a.apiError(w, r, err)
 		return
 	}
-	// The store takes the new key as an argument, so it is read from the body
-	// first; apply validates it along with everything else.
-	var newKey string
-	if raw, ok := body["api_key"]; ok {
-		if err := json.Unmarshal(raw, &newKey); err != nil {
-			a.apiError(w, r, badInput("api_key", "must be a string"))
-			return
-		}
+	// The store takes the secrets to replace as an argument, so they are
+	// read from the body first: sent is the body alone, over nothing.
+	var sent providerInput
+	if err := mergeBody(body, &sent); err != nil {
+		a.apiError(w, r, err)
+		return
 	}
-	var in providerPatchInput
-	p, err := a.store.UpdateProvider(r.Context(), id, models.ProviderSecrets{APIKey: newKey}, func(p *models.Provider) error {
-		in = providerPatchInput{providerFields: providerFields{
-			Name: p.Name, APIType: p.APIType, BaseURL: p.BaseURL, SupportsResponses: p.SupportsResponses,
-		}}
-		if err := a.applyBody(body, &in); err != nil {
+	var in providerInput
+	p, err := a.store.UpdateProvider(r.Context(), id, sent.secrets(), func(p *models.Provider) error {
+		in = providerInputOf(p)
+		if err := mergeBody(body, &in); err != nil {
+			return err
+		}
+		in.dropOldBaseURL(p, body)
+		if err := a.validateProvider(&in, sent.given(), p); err != nil {
 			return err
 		}
 		in.applyTo(p)

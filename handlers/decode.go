@@ -49,6 +49,15 @@ func (a *App) decodeBody(w http.ResponseWriter, r *http.Request, dst any) error 
 //
 // dst must point to a struct without omitempty tags.
 func (a *App) applyBody(body jsonBody, dst any) error {
+	if err := mergeBody(body, dst); err != nil {
+		return err
+	}
+	return a.validateStruct(dst)
+}
+
+// mergeBody is applyBody without the validation, for inputs whose rules
+// go beyond the struct's tags (a provider's depend on its type).
+func mergeBody(body jsonBody, dst any) error {
 	merged, err := jsonObject(dst)
 	if err != nil {
 		return err
@@ -68,10 +77,7 @@ func (a *App) applyBody(body jsonBody, dst any) error {
 		return err
 	}
 	reflect.ValueOf(dst).Elem().SetZero()
-	if err := decodeStrict(bytes.NewReader(b), dst); err != nil {
-		return err
-	}
-	return a.validateStruct(dst)
+	return decodeStrict(bytes.NewReader(b), dst)
 }
 
 // jsonObject is v marshalled, as a map from field name to value.

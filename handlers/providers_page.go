@@ -4,17 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 
 	"github.com/a-h/templ"
 
 	"gateway/models"
+	"gateway/proxy/providers"
 	"gateway/views"
 )
 
 // showProviders shows the Providers page.
 func (a *App) showProviders(w http.ResponseWriter, r *http.Request) {
-	vm, err := a.providersPage(r, views.ProviderForm{})
+	vm, err := a.providersPage(r, newProviderForm())
 	if err != nil {
 		a.pageError(w, r, err)
 		return
@@ -39,62 +42,75 @@ func (a *App) providersPage(r *http.Request, form views.ProviderForm) (views.Pro
 	}
 	form.CSRFToken = sessionFrom(ctx).csrfToken()
 	vm := views.ProvidersPage{Form: form, Providers: make([]views.ProviderRow, len(ps))}
-	for i, p := range ps {
-		vm.Providers[i] = views.ProviderRow{ID: p.ID, Name: p.Name, APIType: p.APIType, BaseURL: p.BaseURL,
-			KeyHint: keyHint(&p), SupportsResponses: p.SupportsResponses, Entries: uses[p.ID]}
+	for i := range ps {
+		vm.Providers[i] = providerRow(&ps[i], uses[ps[i].ID])
 	}
 	return vm, nil
 }
 
-// keyHint is all the admin ever sees of a provider's key.
-func keyHint(p *models.Provider) string {
-	if p.APIKeyLast4 == "" {
-		return ""
+// readProviderForm reads the provider form: the common fields and those of
+// the chosen type, the only ones it shows. A key file chosen in the file
+// input stands for credentials_json.
+func readProviderForm(r *http.Request) (providerInput, error) {
+	in := providerInput{Name: formValue(r, "name"), APIType: formValue(r, "api_type"),
+		BaseURL: formValue(r, "base_url"), SupportsResponses: formBool(r, "supports_responses")}
+	typ, _ := providers.Lookup(in.APIType)
+	if typ == nil {
+		return in, nil
 	}
-	return "…" + p.APIKeyLast4
+	for _, f := range typ.Fields {
+		*in.field(f.Name) = formValue(r, f.Name)
+	}
+	if !hasField(typ, "credentials_json") {
+		return in, nil
+	}
+	file, _, err := r.FormFile("credentials_file")
+	if errors.Is(err, http.ErrMissingFile) || errors.Is(err, http.ErrNotMultipart) {
+		return in, nil
+	}
+	if err != nil {
+		return in, err
+	}
+	defer file.Close()
+	b, err := io.ReadAll(io.LimitReader(file, maxKeyFileBytes+1))
+	if err != nil {
+		return in, err
+	}
+	if len(b) > maxKeyFileBytes {
+		return in, badInput("credentials_json", "the key file is larger than %d bytes: is it a service account key?", maxKeyFileBytes)
+	}
+	in.CredentialsJSON = strings.TrimSpace(string(b))
+	return in, nil
 }
 
-// readProviderForm reads the provider form; the key is returned apart so
-// that it never reaches the values a page shows.
-func (a *App) readProviderForm(r *http.Request, creating bool) (providerFields, string, views.ProviderValues, error) {
-	v := views.ProviderValues{
-		Name:              formValue(r, "name"),
-		APIType:           formValue(r, "api_type"),
-		BaseURL:           formValue(r, "base_url"),
-		SupportsResponses: formBool(r, "supports_responses"),
-	}
-	f := providerFields{Name: v.Name, APIType: v.APIType, BaseURL: v.BaseURL, SupportsResponses: v.SupportsResponses}
-	key := formValue(r, "api_key")
-	var err error
-	if creating {
-		err = a.validateStruct(&newProviderInput{providerFields: f, APIKey: key})
-	} else {
-		err = a.validateStruct(&providerPatchInput{providerFields: f, APIKey: key})
-	}
-	return f, key, v, err
-}
+// maxKeyFileBytes bounds a key file; a service account key is about 2.3 kB.
+const maxKeyFileBytes = 64000
 
 // createProviderPage adds a provider from the form.
 func (a *App) createProviderPage(w http.ResponseWriter, r *http.Request) {
-	f, key, values, err := a.readProviderForm(r, true)
+	in, err := readProviderForm(r)
+	if err == nil {
+		err = a.validateProvider(&in, in.given(), nil)
+	}
 	if err == nil {
 		var p models.Provider
-		f.applyTo(&p)
-		err = a.store.CreateProvider(r.Context(), &p, models.ProviderSecrets{APIKey: key})
+		in.applyTo(&p)
+		err = a.store.CreateProvider(r.Context(), &p, in.secrets())
 	}
-	a.providerSaved(w, r, views.ProviderForm{Values: values, KeyNotKept: key != ""}, f.Name, "", err)
+	a.providerSaved(w, r, in, nil, err)
 }
 
-// providerSaved finishes an add (current "") or an edit of the provider
-// named current: the form again with its errors, or a reload and back to the
-// list.
-func (a *App) providerSaved(w http.ResponseWriter, r *http.Request, form views.ProviderForm, name, current string, err error) {
-	if input, ok := formInputError(err, "provider", name); ok {
+// providerSaved finishes an add (stored nil) or an edit of stored: the form
+// again with its errors, or a reload and back to the list.
+func (a *App) providerSaved(w http.ResponseWriter, r *http.Request, in providerInput, stored *models.Provider, err error) {
+	if input, ok := formInputError(err, "provider", in.Name); ok {
+		form := providerForm(in, stored)
 		form.Errors = input.byField()
 		form.CSRFToken = sessionFrom(r.Context()).csrfToken()
+		form.SecretsAgain = typedSecrets(r)
 		a.rerenderForm(w, r, "Providers", "providers", views.ProviderFormPartial(form), func() (templ.Component, error) {
-			if form.ID != 0 {
-				return views.EditProviderContent(current, form), nil
+			if stored != nil {
+				return views.EditProviderContent(stored.Name, form), nil
 			}
 			vm, err := a.providersPage(r, form)
 			return views.ProvidersContent(vm), err
@@ -111,6 +127,35 @@ func (a *App) providerSaved(w http.ResponseWriter, r *http.Request, form views.P
 	seeOther(w, r, "/providers")
 }
 
+// typedSecrets are the labels of the secrets typed into a form, of any
+// type: the form may have shown another type's fields than the one chosen.
+func typedSecrets(r *http.Request) []string {
+	var labels []string
+	for _, name := range typeFieldNames {
+		if f, ok := anyField(name); ok && f.Secret && formValue(r, name) != "" {
+			labels = append(labels, f.Label)
+		}
+	}
+	if file, _, err := r.FormFile("credentials_file"); err == nil {
+		file.Close()
+		labels = append(labels, "key file")
+	}
+	return labels
+}
+
+// anyField is the field named name of the first type that has it.
+func anyField(name string) (providers.Field, bool) {
+	for _, t := range providerTypeNames {
+		typ, _ := providers.Lookup(t)
+		for _, f := range fieldsOf(typ) {
+			if f.Name == name {
+				return f, true
+			}
+		}
+	}
+	return providers.Field{}, false
+}
+
 // showEditProvider shows the form that edits one provider.
 func (a *App) showEditProvider(w http.ResponseWriter, r *http.Request) {
 	p, err := a.pageProvider(r)
@@ -118,30 +163,69 @@ func (a *App) showEditProvider(w http.ResponseWriter, r *http.Request) {
 		a.pageError(w, r, err)
 		return
 	}
-	form := views.ProviderForm{
-		CSRFToken: sessionFrom(r.Context()).csrfToken(),
-		ID:        p.ID,
-		KeyHint:   keyHint(p),
-		Values:    views.ProviderValues{Name: p.Name, APIType: p.APIType, BaseURL: p.BaseURL, SupportsResponses: p.SupportsResponses},
-	}
+	form := providerForm(providerInputOf(p), p)
+	form.CSRFToken = sessionFrom(r.Context()).csrfToken()
 	a.renderPage(w, r, http.StatusOK, "Edit "+p.Name, "providers", views.EditProviderContent(p.Name, form))
 }
 
-// updateProviderPage saves the edit form; an empty key keeps the stored one.
+// updateProviderPage saves the edit form; an empty secret keeps the stored one.
 func (a *App) updateProviderPage(w http.ResponseWriter, r *http.Request) {
 	p, err := a.pageProvider(r)
 	if err != nil {
 		a.pageError(w, r, err)
 		return
 	}
-	f, key, values, err := a.readProviderForm(r, false)
+	in, err := readProviderForm(r)
 	if err == nil {
-		_, err = a.store.UpdateProvider(r.Context(), p.ID, models.ProviderSecrets{APIKey: key}, func(p *models.Provider) error {
-			f.applyTo(p)
+		_, err = a.store.UpdateProvider(r.Context(), p.ID, in.secrets(), func(p *models.Provider) error {
+			if err := a.validateProvider(&in, in.given(), p); err != nil {
+				return err
+			}
+			in.applyTo(p)
 			return nil
 		})
 	}
-	a.providerSaved(w, r, views.ProviderForm{ID: p.ID, KeyHint: keyHint(p), Values: values, KeyNotKept: key != ""}, f.Name, p.Name, err)
+	a.providerSaved(w, r, in, p, err)
+}
+
+// showProviderFields answers the base URL and the fields of the api_type a
+// provider form chose, for htmx to swap in: the edit form's (with {id})
+// shows which secrets are stored. Without htmx, the page with that form.
+func (a *App) showProviderFields(w http.ResponseWriter, r *http.Request) {
+	var stored *models.Provider
+	if r.PathValue("id") != "" {
+		p, err := a.pageProvider(r)
+		if err != nil {
+			a.pageError(w, r, err)
+			return
+		}
+		stored = p
+	}
+	apiType := r.URL.Query().Get("api_type")
+	in := providerInput{APIType: apiType}
+	if stored != nil {
+		in = providerInputOf(stored)
+		if in.APIType != apiType {
+			in = providerInput{Name: stored.Name, APIType: apiType}
+		}
+	}
+	in.BaseURL = strings.TrimSpace(r.URL.Query().Get("base_url"))
+	form := providerForm(in, stored)
+	form.CSRFToken = sessionFrom(r.Context()).csrfToken()
+	w.Header().Add("Vary", "HX-Request")
+	switch {
+	case isHTMX(r):
+		a.render(w, r, http.StatusOK, views.ProviderTypeFields(form))
+	case stored != nil:
+		a.renderPage(w, r, http.StatusOK, "Edit "+stored.Name, "providers", views.EditProviderContent(stored.Name, form))
+	default:
+		vm, err := a.providersPage(r, form)
+		if err != nil {
+			a.pageError(w, r, err)
+			return
+		}
+		a.renderPage(w, r, http.StatusOK, "Providers", "providers", views.ProvidersContent(vm))
+	}
 }
 
 // deleteProviderPage deletes a provider. While model entries use it the list
@@ -168,7 +252,7 @@ func (a *App) deleteProviderPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) providerInUse(w http.ResponseWriter, r *http.Request, p *models.Provider) {
-	vm, err := a.providersPage(r, views.ProviderForm{})
+	vm, err := a.providersPage(r, newProviderForm())
 	if err != nil {
 		a.pageError(w, r, err)
 		return
@@ -208,7 +292,7 @@ func (a *App) testProviderPage(w http.ResponseWriter, r *http.Request) {
 		a.render(w, r, http.StatusOK, views.ProviderCheckResult(check))
 		return
 	}
-	vm, err := a.providersPage(r, views.ProviderForm{})
+	vm, err := a.providersPage(r, newProviderForm())
 	if err != nil {
 		a.pageError(w, r, err)
 		return

@@ -78,12 +78,12 @@ func TestAddProviderForm(t *testing.T) {
 		tok := b.signIn()
 		const key = "sk-typed-into-the-form-9876"
 
-		bad := formOf(tok, "name", "", "api_type", "azure", "base_url", "ftp://x", "api_key", key)
+		bad := formOf(tok, "name", "", "api_type", "cohere", "base_url", "ftp://x", "api_key", key)
 		rec := b.post("/providers", bad, nil)
 		wantStatus(t, "invalid form", rec, http.StatusUnprocessableEntity)
 		wantFullPage(t, "invalid form", rec)
 		doc := parseHTML(t, rec)
-		for id, want := range map[string]string{"error-name": "is required", "error-api_type": "must be one of: openai, anthropic",
+		for id, want := range map[string]string{"error-name": "is required", "error-api_type": "must be one of: openai, anthropic, azure, bedrock, gemini, vertex",
 			"error-base_url": "must be an absolute http:// or https:// URL, without credentials, query or fragment"} {
 			if got := text(doc, id); got != want {
 				t.Errorf("%s = %q, want %q", id, got, want)

@@ -36,6 +36,8 @@ func (a *App) routes() http.Handler {
 	mux.Handle("POST /api/pools/{public_name}/check", api(a.checkPoolAPI))
 	mux.Handle("GET /providers", page(a.showProviders))
 	mux.Handle("POST /providers", page(a.createProviderPage))
+	mux.Handle("GET /providers/fields", page(a.showProviderFields))
+	mux.Handle("GET /providers/{id}/fields", page(a.showProviderFields))
 	mux.Handle("GET /providers/{id}/edit", page(a.showEditProvider))
 	mux.Handle("POST /providers/{id}", page(a.updateProviderPage))
 	mux.Handle("POST /providers/{id}/delete", page(a.deleteProviderPage))

@@ -28,40 +28,80 @@ type ProvidersPage struct {
 	Check *ProviderCheck
 }
 
-// ProviderRow is one provider in the list. KeyHint is "…" and the key's last
-// four characters, never more.
+// ProviderRow is one provider in the list. Of its secrets it shows "…" and
+// the last four characters, never more.
 type ProviderRow struct {
-	ID                int64
-	Name              string
-	APIType           string
-	BaseURL           string
-	KeyHint           string
+	ID      int64
+	Name    string
+	APIType string
+	// BaseURL is the stored one, or the type's default (BaseURLDefault).
+	BaseURL        string
+	BaseURLDefault bool
+	// Facts are the type's settings worth seeing in the list (region,
+	// project, location, api version, the deployments' URL).
+	Facts []ProviderFact
+	// Secrets are the type's stored secrets, each Value a hint ("…abcd", ""
+	// when too short to show any of it). Labelled only when the type has
+	// more than one (LabelSecrets).
+	Secrets           []ProviderFact
+	LabelSecrets      bool
 	SupportsResponses bool
 	// Entries is how many model entries use the provider.
 	Entries int
 }
 
-// ProviderForm adds (ID 0) or edits a provider. It never carries the key:
-// a form re-rendered with errors asks for it again.
+// ProviderFact is one setting of a provider as the list shows it.
+type ProviderFact struct {
+	Name  string // the field's API name, for data-testid
+	Label string
+	Value string
+	// Default: Value is what an empty setting means.
+	Default bool
+}
+
+// ProviderForm adds (ID 0) or edits a provider. It shows the fields of the
+// chosen type and never carries a secret: a form re-rendered with errors
+// asks for the secrets typed again.
 type ProviderForm struct {
 	CSRFToken string
 	ID        int64
-	// KeyHint is the stored key's hint, shown on the edit form.
-	KeyHint string
-	// KeyNotKept: the form comes back with errors and the key typed is not
-	// in it (a secret never goes back to the browser): the admin is asked
-	// to enter it again.
-	KeyNotKept bool
-	Values     ProviderValues
-	Errors     map[string]string
+	Values    ProviderValues
+	// Fields are the chosen type's fields, in the type's order; none before
+	// a type is chosen.
+	Fields []ProviderField
+	// BaseURLRequired: the type has no default base URL; BaseURLPlaceholder
+	// shows a typical one, or the default.
+	BaseURLRequired    bool
+	BaseURLPlaceholder string
+	// SecretsAgain names the secrets that were typed into a form that comes
+	// back with errors (a secret never goes back to the browser): the admin
+	// is asked to enter them again.
+	SecretsAgain []string
+	Errors       map[string]string
 }
 
-// ProviderValues are the provider form's fields as typed, except the key.
+// ProviderValues are the provider form's common fields as typed.
 type ProviderValues struct {
 	Name              string
 	APIType           string
 	BaseURL           string
 	SupportsResponses bool
+}
+
+// ProviderField is one field of the chosen type in the provider form.
+type ProviderField struct {
+	Name, Label string
+	// Value is what was typed or stored; always "" for a secret.
+	Value       string
+	Placeholder string
+	Secret      bool
+	Required    bool
+	// Stored: the secret is stored and an empty input keeps it; StoredHint
+	// is "…" and its last four characters ("" when too short to show).
+	Stored     bool
+	StoredHint string
+	// KeyFile offers a file input for the secret (a service account key).
+	KeyFile bool
 }
 
 // ProviderCheck is the result of a test connection.
