@@ -424,20 +424,9 @@ const minGeminiBudget = 128
 // none, like no effort, leaves the model's default: Gemini 2.5 Pro and
 // Gemini 3 Pro refuse a budget of 0, as they cannot stop thinking.
 func geminiThinking(effort string, maxTokens *int64) (*geminiThinkingConfig, error) {
-	var budget int64
-	switch effort {
-	case "", "none":
-		return nil, nil
-	case "minimal":
-		budget = minThinkingBudget
-	case "low":
-		budget = lowThinkingBudget
-	case "medium":
-		budget = mediumThinkingBudget
-	case "high", "xhigh":
-		budget = highThinkingBudget
-	default:
-		return nil, invalid("reasoning.effort", "unknown reasoning effort %q", effort)
+	budget, err := effortBudget(effort)
+	if budget == 0 || err != nil {
+		return nil, err
 	}
 	if maxTokens != nil {
 		budget = max(min(budget, *maxTokens/2), minGeminiBudget)

@@ -109,20 +109,9 @@ const (
 // turn back; the caller could not send it if the turn came from another
 // model).
 func thinkingBudget(req *request) (int64, error) {
-	var budget int64
-	switch req.effort {
-	case "", "none":
-		return 0, nil
-	case "minimal":
-		budget = minThinkingBudget
-	case "low":
-		budget = lowThinkingBudget
-	case "medium":
-		budget = mediumThinkingBudget
-	case "high", "xhigh":
-		budget = highThinkingBudget
-	default:
-		return 0, invalid("reasoning.effort", "unknown reasoning effort %q", req.effort)
+	budget, err := effortBudget(req.effort)
+	if budget == 0 || err != nil {
+		return 0, err
 	}
 	if m := req.toolChoice.mode; m == "required" || m == "function" || !req.lastToolTurnThinks() {
 		return 0, nil
@@ -134,6 +123,25 @@ func thinkingBudget(req *request) (int64, error) {
 		return 0, nil
 	}
 	return budget, nil
+}
+
+// effortBudget is the thinking budget a reasoning effort asks for: none
+// (and no effort) 0, minimal 1024, low 4096, medium 16384, high and xhigh
+// 24576; an effort no protocol has is refused.
+func effortBudget(effort string) (int64, error) {
+	switch effort {
+	case "", "none":
+		return 0, nil
+	case "minimal":
+		return minThinkingBudget, nil
+	case "low":
+		return lowThinkingBudget, nil
+	case "medium":
+		return mediumThinkingBudget, nil
+	case "high", "xhigh":
+		return highThinkingBudget, nil
+	}
+	return 0, invalid("reasoning.effort", "unknown reasoning effort %q", effort)
 }
 
 // lastToolTurnThinks reports whether the last assistant turn (a run of

@@ -154,16 +154,7 @@ func (r *converseReader) delta(evs []event, index int, d *converseDelta) ([]even
 
 // blockStop ends a reasoning part or a tool call; text has no part to end.
 func (r *converseReader) blockStop(evs []event, index int) []event {
-	kind := r.blocks[index]
-	delete(r.blocks, index)
-	evs = append(evs, event{kind: evStart})
-	switch kind {
-	case blockThinking:
-		evs = append(evs, event{kind: evThinkingEnd, key: index})
-	case blockTool:
-		evs = append(evs, event{kind: evToolEnd, key: index})
-	}
-	return evs
+	return stopBlock(r.blocks, evs, index)
 }
 
 // converseFailure reads an exception event, {"message":"…"}. The writers

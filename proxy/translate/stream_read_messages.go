@@ -186,8 +186,14 @@ func deltaKind(typ string) blockKind {
 // blockStop ends a thinking or tool_use block's part; text has no parts to
 // end (a writer groups consecutive text as it needs).
 func (r *messagesReader) blockStop(evs []event, index int) []event {
-	kind := r.blocks[index]
-	delete(r.blocks, index)
+	return stopBlock(r.blocks, evs, index)
+}
+
+// stopBlock forgets block index of blocks and ends its part: a thinking
+// part or a tool call (text has none).
+func stopBlock(blocks map[int]blockKind, evs []event, index int) []event {
+	kind := blocks[index]
+	delete(blocks, index)
 	evs = append(evs, event{kind: evStart})
 	switch kind {
 	case blockThinking:
