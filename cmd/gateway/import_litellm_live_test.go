@@ -136,10 +136,10 @@ func wantImported(t *testing.T, s gatewayState, report string) {
 		want                       map[string]any // fields of GET /api/models
 		newer                      map[string]any // fields of the contract this gateway may not take yet
 	}{
-		{"gpt-4o", "openai", "gpt-4o", map[string]any{"weight": 3.0, "timeout_seconds": 120.0, "cooldown_seconds": 30.0,
+		{"gpt-4o", "openai", "gpt-4o", map[string]any{"weight": 3.0, "timeout_seconds": 120.0, "cooldown_seconds": nil,
 			"input_price": 2.5, "output_price": 10.0, "cache_read_price": 1.25, "context_window": 128000.0}, map[string]any{"rpm_limit": 500.0}},
-		{"gpt-4o", "openai-2", "gpt-4o", map[string]any{"weight": 1.0, "cooldown_seconds": 30.0, "context_window": nil}, map[string]any{"priority": 2.0}},
-		{"claude-sonnet", "anthropic", "claude-sonnet-4-5", map[string]any{"weight": nil, "cooldown_seconds": 30.0}, nil},
+		{"gpt-4o", "openai-2", "gpt-4o", map[string]any{"weight": 1.0, "cooldown_seconds": nil, "context_window": nil}, map[string]any{"priority": 2.0}},
+		{"claude-sonnet", "anthropic", "claude-sonnet-4-5", map[string]any{"weight": nil, "cooldown_seconds": nil}, nil},
 		{"claude-sonnet", "anthropic", "claude-haiku-4-5", map[string]any{"weight": 0.0}, nil},
 		{"llama-70b", "groq", "llama-3.3-70b-versatile", map[string]any{"enabled": true}, nil},
 		{"deepseek-chat", "deepseek-2", "deepseek-chat", map[string]any{"input_price": 0.0}, nil},

@@ -80,8 +80,12 @@ type litellmPlanner struct {
 
 // entryDefaults are router-wide settings LiteLLM applies to every deployment.
 type entryDefaults struct {
-	cooldown, timeout *int
+	timeout *int
 }
+
+// defaultCooldown is the gateway's cooldown for a member whose upstream sent
+// no retry-after and that sets no cooldown_seconds of its own.
+const defaultCooldown = 60
 
 // planLiteLLM reads a config.yaml. Every problem is in the error, which
 // comes back before anything is written.
@@ -101,6 +105,7 @@ func planLiteLLM(raw []byte, getenv func(string) string, readFile func(string) (
 	pl.readPools(router, settings)
 	pl.readFallbacks(router, settings)
 	general := newYAMLFields("general_settings", pickRaw(top, "general_settings"), pl.env, &pl.errs)
+	pl.readCooldown(router)
 	pl.unmapped(router.rest("router_settings.")...)
 	pl.unmapped(settings.rest("litellm_settings.")...)
 	pl.unmapped(general.rest("general_settings.")...)
@@ -138,11 +143,21 @@ func configEnv(top *yamlFields, getenv func(string) string) func(string) string 
 
 // readDefaults takes the router-wide settings that become each new entry's.
 func (pl *litellmPlanner) readDefaults(router, settings *yamlFields) {
-	pl.defaults.cooldown, _ = router.whole("cooldown_time", 0)
 	if t, ok := router.whole("timeout", 1); ok {
 		pl.defaults.timeout = t
 	} else if t, ok := settings.whole("request_timeout", 1); ok {
 		pl.defaults.timeout = t
+	}
+}
+
+// readCooldown: LiteLLM's router cooldown_time stands in for a retry-after
+// the upstream did not send. Copied to every entry as cooldown_seconds it
+// would override retry-after (a quota's 309,788 s would become 30 s), so
+// it is listed, not copied.
+func (pl *litellmPlanner) readCooldown(router *yamlFields) {
+	if c, ok := router.whole("cooldown_time", 0); ok && *c != defaultCooldown {
+		pl.unmapped(fmt.Sprintf("router_settings.cooldown_time: %d s is LiteLLM's cooldown when an upstream sends no retry-after; "+
+			"the gateway's is %d s (an entry's cooldown_time becomes its cooldown_seconds, which overrides retry-after)", *c, defaultCooldown))
 	}
 }
 
@@ -196,7 +211,7 @@ func (pl *litellmPlanner) readEntry(source string, raw any) {
 }
 
 // entryLimits: rpm and tpm (in litellm_params or beside them), weight,
-// order, timeout and the router's cooldown_time.
+// order, timeout and the entry's own cooldown_time.
 func (pl *litellmPlanner) entryLimits(body map[string]any, e, p *yamlFields) {
 	for _, l := range []struct{ key, field string }{{"rpm", "rpm_limit"}, {"tpm", "tpm_limit"}} {
 		if n, ok := p.whole(l.key, 0); ok {
@@ -216,8 +231,8 @@ func (pl *litellmPlanner) entryLimits(body map[string]any, e, p *yamlFields) {
 	} else if pl.defaults.timeout != nil {
 		body["timeout_seconds"] = *pl.defaults.timeout
 	}
-	if pl.defaults.cooldown != nil {
-		body["cooldown_seconds"] = *pl.defaults.cooldown
+	if c, ok := p.whole("cooldown_time", 0); ok {
+		body["cooldown_seconds"] = *c
 	}
 }
 

@@ -114,28 +114,29 @@ func TestImportPlanProviders(t *testing.T) {
 }
 
 // TestImportPlanEntries checks the POST /api/models bodies: the upstream
-// model each prefix leaves, limits, priority, prices per million tokens and
-// the router's cooldown_time on every entry.
+// model each prefix leaves, limits, priority and prices per million tokens;
+// the router's cooldown_time is not every entry's (see
+// TestImportPlanPoolsFallbacksUnmapped).
 func TestImportPlanEntries(t *testing.T) {
 	plan := mustPlan(t, "testdata/litellm/config.yaml", importEnv())
 	tests := []struct {
 		source, provider, want string
 	}{
-		{"model_list[0]", "openai", `{"cache_read_price":1.25,"context_window":128000,"cooldown_seconds":30,"input_price":2.5,"output_price":10,"priority":1,"public_name":"gpt-4o","rpm_limit":500,"timeout_seconds":120,"tpm_limit":200000,"upstream_model":"gpt-4o","weight":3}`},
-		{"model_list[1]", "azure-contoso-eu", `{"cooldown_seconds":30,"priority":2,"public_name":"gpt-4o","upstream_model":"gpt-4o-eu","weight":1}`},
-		{"model_list[2]", "anthropic", `{"cooldown_seconds":30,"public_name":"claude-sonnet","upstream_model":"claude-sonnet-4-5"}`},
-		{"model_list[3]", "bedrock-us-east-1", `{"cooldown_seconds":30,"public_name":"claude-sonnet","upstream_model":"us.anthropic.claude-sonnet-4-5-20250929-v1:0"}`},
-		{"model_list[4]", "vertex-acme-ml-us-east5", `{"cooldown_seconds":30,"public_name":"claude-sonnet","upstream_model":"claude-sonnet-4-5@20250929"}`},
-		{"model_list[5]", "gemini", `{"cooldown_seconds":30,"public_name":"gemini-flash","rpm_limit":1000,"upstream_model":"gemini-2.5-flash"}`},
-		{"model_list[6]", "vertex-acme-ml-us-east5-2", `{"cooldown_seconds":30,"public_name":"gemini-flash","upstream_model":"gemini-2.5-flash"}`},
-		{"model_list[7]", "bedrock-eu-west-1", `{"cooldown_seconds":30,"public_name":"nova-pro","upstream_model":"amazon.nova-pro-v1:0"}`},
-		{"model_list[8]", "deepseek", `{"cooldown_seconds":30,"public_name":"deepseek-chat","upstream_model":"deepseek-chat"}`},
-		{"model_list[9]", "groq", `{"cooldown_seconds":30,"public_name":"llama-70b","upstream_model":"llama-3.3-70b-versatile"}`},
-		{"model_list[10]", "openrouter", `{"cooldown_seconds":30,"public_name":"llama-70b","upstream_model":"meta-llama/llama-3.3-70b-instruct"}`},
-		{"model_list[11]", "together-ai", `{"cooldown_seconds":30,"public_name":"llama-70b","upstream_model":"meta-llama/Llama-3.3-70B-Instruct-Turbo"}`},
-		{"model_list[12]", "dashscope", `{"cooldown_seconds":30,"public_name":"qwen-max","upstream_model":"qwen-max"}`},
-		{"model_list[13]", "xai", `{"cooldown_seconds":30,"public_name":"grok","upstream_model":"grok-4"}`},
-		{"model_list[14]", "openai-vllm.internal", `{"cooldown_seconds":30,"public_name":"local-llama","upstream_model":"llama-3.1-8b-instruct"}`},
+		{"model_list[0]", "openai", `{"cache_read_price":1.25,"context_window":128000,"input_price":2.5,"output_price":10,"priority":1,"public_name":"gpt-4o","rpm_limit":500,"timeout_seconds":120,"tpm_limit":200000,"upstream_model":"gpt-4o","weight":3}`},
+		{"model_list[1]", "azure-contoso-eu", `{"priority":2,"public_name":"gpt-4o","upstream_model":"gpt-4o-eu","weight":1}`},
+		{"model_list[2]", "anthropic", `{"public_name":"claude-sonnet","upstream_model":"claude-sonnet-4-5"}`},
+		{"model_list[3]", "bedrock-us-east-1", `{"public_name":"claude-sonnet","upstream_model":"us.anthropic.claude-sonnet-4-5-20250929-v1:0"}`},
+		{"model_list[4]", "vertex-acme-ml-us-east5", `{"public_name":"claude-sonnet","upstream_model":"claude-sonnet-4-5@20250929"}`},
+		{"model_list[5]", "gemini", `{"public_name":"gemini-flash","rpm_limit":1000,"upstream_model":"gemini-2.5-flash"}`},
+		{"model_list[6]", "vertex-acme-ml-us-east5-2", `{"public_name":"gemini-flash","upstream_model":"gemini-2.5-flash"}`},
+		{"model_list[7]", "bedrock-eu-west-1", `{"public_name":"nova-pro","upstream_model":"amazon.nova-pro-v1:0"}`},
+		{"model_list[8]", "deepseek", `{"public_name":"deepseek-chat","upstream_model":"deepseek-chat"}`},
+		{"model_list[9]", "groq", `{"public_name":"llama-70b","upstream_model":"llama-3.3-70b-versatile"}`},
+		{"model_list[10]", "openrouter", `{"public_name":"llama-70b","upstream_model":"meta-llama/llama-3.3-70b-instruct"}`},
+		{"model_list[11]", "together-ai", `{"public_name":"llama-70b","upstream_model":"meta-llama/Llama-3.3-70B-Instruct-Turbo"}`},
+		{"model_list[12]", "dashscope", `{"public_name":"qwen-max","upstream_model":"qwen-max"}`},
+		{"model_list[13]", "xai", `{"public_name":"grok","upstream_model":"grok-4"}`},
+		{"model_list[14]", "openai-vllm.internal", `{"public_name":"local-llama","upstream_model":"llama-3.1-8b-instruct"}`},
 	}
 	if len(plan.Entries) != len(tests) {
 		t.Errorf("planned %d entries, want %d (model_list[15], cohere/, is not one)", len(plan.Entries), len(tests))
@@ -185,6 +186,7 @@ func TestImportPlanPoolsFallbacksUnmapped(t *testing.T) {
 		"model_list[1] (gpt-4o): model_info.base_model",
 		"model_list[14] (local-llama): litellm_params.stream_timeout",
 		"model_list[15] (command-r): cohere/command-r-plus not imported: cohere/ is not a provider the gateway has an api_type for",
+		"router_settings.cooldown_time: 30 s is LiteLLM's cooldown when an upstream sends no retry-after; the gateway's is 60 s (an entry's cooldown_time becomes its cooldown_seconds, which overrides retry-after)",
 		"router_settings.redis_host",
 		"litellm_settings.drop_params",
 		"litellm_settings.success_callback",
