@@ -144,12 +144,24 @@ func (f *fakeVendor) azure(w http.ResponseWriter, r *http.Request, req upstreamR
 	}
 	if req.Body["stream"] == true {
 		// Azure's stream starts with a chunk without choices: the prompt's
-		// content filter results.
-		startStream(w)
-		io.WriteString(w, `data: {"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}}}]}`+"\n\n")
+		// content filter results, written once the stream's header is.
+		w = &streamPrefix{ResponseWriter: w, prefix: `data: {"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}}}]}` + "\n\n"}
 	}
 	openAIWithTools(w, r, req)
 }
+
+// streamPrefix writes prefix right after the status line.
+type streamPrefix struct {
+	http.ResponseWriter
+	prefix string
+}
+
+func (p *streamPrefix) WriteHeader(code int) {
+	p.ResponseWriter.WriteHeader(code)
+	io.WriteString(p.ResponseWriter, p.prefix)
+}
+
+func (p *streamPrefix) Flush() { p.ResponseWriter.(http.Flusher).Flush() }
 
 // --- Gemini (Gemini API and Vertex AI's Gemini models)
 
@@ -243,8 +255,8 @@ func (f *fakeVendor) vertexClaude(w http.ResponseWriter, r *http.Request, req up
 	case model != "claude-sonnet-4@20250514" || (method != "rawPredict" && method != "streamRawPredict"):
 		anthropicError(w, 404, "not_found_error", "no such model or method "+r.URL.Path)
 		return
-	case req.Body["anthropic_version"] != "vertex-2023-10-16" || req.Body["model"] != nil || r.Header.Get("Anthropic-Version") != "":
-		anthropicError(w, 400, "invalid_request_error", "want anthropic_version vertex-2023-10-16 in the body, no model, no header: "+string(req.Raw))
+	case !vertexAnthropicVersion(req.Body["anthropic_version"]) || req.Body["model"] != nil || r.Header.Get("Anthropic-Version") != "":
+		anthropicError(w, 400, "invalid_request_error", "want anthropic_version in the body, no model, no header: "+string(req.Raw))
 		return
 	case (method == "streamRawPredict") != (req.Body["stream"] == true):
 		anthropicError(w, 400, "invalid_request_error", "stream does not match the method")
@@ -261,6 +273,18 @@ func (f *fakeVendor) vertexClaude(w http.ResponseWriter, r *http.Request, req up
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprintf(w, `{"id":"msg_vrtx_01","type":"message","role":"assistant","model":%q,"content":[%s],"stop_reason":%q,"stop_sequence":null,"usage":{"input_tokens":10,"cache_read_input_tokens":5,"cache_creation_input_tokens":2,"output_tokens":7}}`,
 		model, anthropicBlock(req), anthropicStop(req))
+}
+
+// vertexAnthropicVersion: the body's anthropic_version is Vertex's
+// documented vertex-2023-10-16 or, as anthropic-sdk-go's Vertex option
+// sends it, the Messages API's dated version moved from the header.
+func vertexAnthropicVersion(v any) bool {
+	s, _ := v.(string)
+	if s == "vertex-2023-10-16" {
+		return true
+	}
+	_, err := time.Parse("2006-01-02", s)
+	return err == nil
 }
 
 // --- Bedrock Converse and ConverseStream
