@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -671,6 +672,55 @@ func TestVendorCheckNow(t *testing.T) {
 					if !strings.Contains(string(last.Raw), "ping") || !strings.Contains(string(last.Raw), "1") {
 						t.Errorf("check request %s", last.Raw)
 					}
+				}
+			})
+		}
+	}
+}
+
+// TestVendorContentFilterFallsBack: an answer the vendor cut for its
+// content (Azure's finish_reason content_filter, a Gemini prompt blocked
+// for safety, a Bedrock guardrail) goes to the pool's content-policy
+// fallbacks, from either caller, as an OpenAI one does.
+func TestVendorContentFilterFallsBack(t *testing.T) {
+	filtered := map[string]func(http.ResponseWriter){
+		"azure": func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-2024-11-20","choices":[{"index":0,"message":{"role":"assistant","content":null},"finish_reason":"content_filter","content_filter_results":{"hate":{"filtered":true,"severity":"high"}}}],"usage":{"prompt_tokens":9,"completion_tokens":0,"total_tokens":9}}`)
+		},
+		"gemini": func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"promptFeedback":{"blockReason":"SAFETY","safetyRatings":[{"category":"HARM_CATEGORY_DANGEROUS_CONTENT","probability":"HIGH"}]},"usageMetadata":{"promptTokenCount":9,"totalTokenCount":9},"modelVersion":"gemini-2.5-flash","responseId":"blocked-1"}`)
+		},
+		"bedrock": func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"output":{"message":{"role":"assistant","content":[{"text":"Sorry, the model cannot answer this question."}]}},"stopReason":"guardrail_intervened","usage":{"inputTokens":9,"outputTokens":9,"totalTokens":18}}`)
+		},
+	}
+	for _, kind := range []string{"azure", "gemini", "bedrock"} {
+		for _, caller := range []string{"/v1/chat/completions", "/v1/messages"} {
+			t.Run(kind+" "+caller, func(t *testing.T) {
+				e, f := newVendorEnvWith(t, kind, proxy.Options{}, false)
+				ps, err := e.store.ListProviders(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				i := slices.IndexFunc(ps, func(p models.Provider) bool { return p.Name == kind+"-main" })
+				if i < 0 {
+					t.Fatalf("no %s provider among %d", kind, len(ps))
+				}
+				// The fake serves one model: the fallback pool is the same model, asked again.
+				upstream := map[string]string{"azure": "gpt-4o-prod", "gemini": "gemini-2.5-flash", "bedrock": bedrockModel}[kind]
+				e.addDeployment(models.Deployment{PublicName: "lenient", UpstreamModel: upstream, ProviderID: ps[i].ID})
+				e.setFallbacks("m", models.FallbackContentPolicy, "lenient")
+				e.reload()
+				f.queue(filtered[kind])
+				resp, got := e.post(caller, e.key, strings.NewReader(`{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}`))
+				if resp.StatusCode != http.StatusOK || resp.Header.Get("X-Gateway-Fallback") != "lenient" {
+					t.Errorf("status %d, fallback %q, want 200 from lenient: %s", resp.StatusCode, resp.Header.Get("X-Gateway-Fallback"), got)
+				}
+				if n := f.count(); n != 2 {
+					t.Errorf("the vendor got %d calls, want the filtered one and the fallback's", n)
 				}
 			})
 		}
