@@ -71,7 +71,7 @@ func (a *App) poolStatus(r *http.Request, name string) (poolStatusJSON, error) {
 		c, ok := checks[id]
 		return ok && !c.OK
 	})
-	return poolStatusJSONOf(name, entries, served, checks), nil
+	return poolStatusJSONOf(name, entries, served.Members, checks), nil
 }
 
 // poolEntries returns the stored entries named name, and the last health

@@ -32,7 +32,7 @@ type Reloader interface {
 // *proxy.Server implements it.
 type Runtime interface {
 	Stats() []proxy.DeploymentStats
-	PoolStatus(name string, failedCheck func(id int64) bool) ([]proxy.MemberStatus, bool)
+	PoolStatus(name string, failedCheck func(id int64) bool) (proxy.PoolStatus, bool)
 	CheckPool(ctx context.Context, name string) ([]proxy.CheckResult, bool)
 	StickyBindings() []proxy.StickyBinding
 	PinSticky(model string, deploymentID int64, ttl time.Duration) error

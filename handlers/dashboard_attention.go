@@ -54,11 +54,11 @@ func (a *App) coolingItems(entries []models.Deployment, now time.Time) []views.A
 	var items []views.AttentionItem
 	for _, p := range catalog.New(entries, nil).Pools() {
 		name := p.Name
-		members, ok := a.runtime.PoolStatus(name, nil)
+		status, ok := a.runtime.PoolStatus(name, nil)
 		if !ok {
 			continue
 		}
-		for _, m := range members {
+		for _, m := range status.Members {
 			if !m.CoolingDown || m.CooldownUntil == nil {
 				continue
 			}

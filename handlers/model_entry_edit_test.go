@@ -240,7 +240,7 @@ func TestModelsPageLiveStateAndAddMember(t *testing.T) {
 			if status, _ := e.chat(t, "gpt-4o"); status != http.StatusOK {
 				t.Fatalf("chat: %d", status)
 			}
-			if st, _ := e.proxy.PoolStatus("gpt-4o", nil); coolingIn(st, limited) {
+			if st, _ := e.proxy.PoolStatus("gpt-4o", nil); coolingIn(st.Members, limited) {
 				break
 			}
 		}

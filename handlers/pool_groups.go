@@ -141,8 +141,8 @@ func (a *App) liveMembers(name string) map[int64]proxy.MemberStatus {
 	if a.runtime == nil {
 		return out
 	}
-	members, _ := a.runtime.PoolStatus(name, nil)
-	for _, m := range members {
+	status, _ := a.runtime.PoolStatus(name, nil)
+	for _, m := range status.Members {
 		out[m.ID] = m
 	}
 	return out

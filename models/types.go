@@ -79,6 +79,13 @@ type Deployment struct {
 	InputPrice     float64 `gorm:"not null;default:0"`
 	OutputPrice    float64 `gorm:"not null;default:0"`
 	CacheReadPrice *float64
+	// RateLimits cap what the entry may take per minute; at its limit it is
+	// no candidate until the next minute.
+	RateLimits `gorm:"embedded"`
+	// Priority is the entry's tier: the lowest tier with a candidate serves,
+	// a higher one only while every member of the lower ones is cooling down
+	// or at its limit.
+	Priority int `gorm:"not null;default:0"`
 	// Enabled has no column default on purpose: GORM leaves a zero value with a
 	// default out of an INSERT, which would store false as true.
 	Enabled   bool `gorm:"not null"`
@@ -98,8 +105,23 @@ type PoolSetting struct {
 	StickyTTLSeconds *int
 	NumRetries       *int
 	AllowedFails     *int
-	UpdatedAt        time.Time
+	// RoutingStrategy picks among a tier's candidates; "" is simple-shuffle.
+	RoutingStrategy string `gorm:"size:30;not null;default:''"`
+	UpdatedAt       time.Time
 }
+
+// Routing strategies of a pool (PoolSetting.RoutingStrategy).
+const (
+	StrategySimpleShuffle = "simple-shuffle"
+	StrategyLatencyBased  = "latency-based"
+	StrategyLeastBusy     = "least-busy"
+	StrategyUsageBased    = "usage-based"
+	StrategyCostBased     = "cost-based"
+)
+
+// RoutingStrategies are the strategies a pool may take, the default first.
+var RoutingStrategies = []string{StrategySimpleShuffle, StrategyLatencyBased, StrategyLeastBusy,
+	StrategyUsageBased, StrategyCostBased}
 
 // Fallback is one target in the ordered fallback list of a public name.
 type Fallback struct {
@@ -122,7 +144,8 @@ type Budget struct {
 	SpendUSD       float64 `gorm:"not null;default:0"`
 }
 
-// RateLimits are a holder's requests and tokens per minute (keys and teams).
+// RateLimits are a holder's requests and tokens per minute (keys, teams and
+// model entries).
 type RateLimits struct {
 	RPMLimit *int
 	TPMLimit *int

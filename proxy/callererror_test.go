@@ -176,7 +176,8 @@ func wantUncharged(t *testing.T, e *env, ids []int64) {
 	for _, s := range e.proxy.Stats() {
 		stats[s.ID] = s
 	}
-	ms, _ := e.proxy.PoolStatus("p", nil)
+	st, _ := e.proxy.PoolStatus("p", nil)
+	ms := st.Members
 	cooling := map[int64]bool{}
 	for _, m := range ms {
 		cooling[m.ID] = m.CoolingDown

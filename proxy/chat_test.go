@@ -358,7 +358,7 @@ func TestCallerDisconnectCancelsUpstream(t *testing.T) {
 			t.Errorf("a caller's disconnect was counted against the member: %+v", st)
 		}
 	}
-	if ms, _ := e.proxy.PoolStatus("gpt-stream", nil); ms[0].CoolingDown {
+	if st, _ := e.proxy.PoolStatus("gpt-stream", nil); st.Members[0].CoolingDown {
 		t.Error("a caller's disconnect cooled the member down")
 	}
 }

@@ -78,6 +78,18 @@ func (x *exchange) setMember(m *member, upstreamModel, fallback string) {
 
 // committed reports whether the caller has received bytes: from then on
 // nothing may be retried.
+// latencySample is what an attempt that took latency and ended at now adds
+// to its member's latency average: a stream's time to its first byte,
+// another answer's whole time.
+func (x *exchange) latencySample(latency time.Duration, now time.Time) time.Duration {
+	if x.row.Stream && !x.firstByte.IsZero() {
+		if ttfb := x.firstByte.Sub(now.Add(-latency)); ttfb > 0 {
+			return ttfb
+		}
+	}
+	return latency
+}
+
 func (x *exchange) committed() bool { return !x.firstByte.IsZero() }
 
 // wrote marks the first byte sent to the caller.

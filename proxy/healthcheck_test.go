@@ -133,7 +133,7 @@ func TestCheckPool(t *testing.T) {
 		}
 	}
 	members, _ := e.proxy.PoolStatus("pool", nil)
-	for _, m := range members {
+	for _, m := range members.Members {
 		if m.CoolingDown {
 			t.Errorf("member %d cools down after a failed check", m.ID)
 		}

@@ -1,33 +1,6 @@
 package proxy
 
-import (
-	"math/rand/v2"
-
-	"gateway/proxy/catalog"
-)
-
-// simpleShuffle picks the member that serves one attempt from the candidates
-// (the router has already narrowed them and honoured sticky bindings). It is
-// the design's Routing step 4: when some candidate carries a
-// weight, pick with probability weight/sum, an unset weight counting as 0 and
-// never picked; when none does, pick uniformly among all of them. It neither
-// locks nor allocates: math/rand/v2's top-level functions use a per-thread
-// generator.
-type simpleShuffle struct{}
-
-func (simpleShuffle) selectMember(candidates []*member) *member {
-	switch len(candidates) {
-	case 0:
-		return nil
-	case 1:
-		return candidates[0]
-	}
-	sum := weightSum(candidates)
-	if sum <= 0 {
-		return candidates[rand.IntN(len(candidates))]
-	}
-	return pickWeighted(candidates, rand.Float64()*sum)
-}
+import "gateway/proxy/catalog"
 
 // weightSum is the total weight of the candidates. Weights are never negative
 // (newMember reads those as 0), so a sum of 0 means "no weighting in force":
@@ -58,12 +31,27 @@ func pickWeighted(candidates []*member, r float64) *member {
 }
 
 // shares returns the probability simpleShuffle gives each member when only
-// the available ones are candidates (catalog.Shares): the pool status page's
-// planned and current shares, by the rule the router picks by.
+// the available ones of the lowest tier with any are candidates
+// (catalog.Shares): the pool status page's planned and current shares, by
+// the rule the router picks by.
 func shares(members []*member, available func(*member) bool) []float64 {
 	weights := make([]float64, len(members))
+	tier, ok := 0, false
 	for i, m := range members {
 		weights[i] = m.weight
+		if available(m) && (!ok || m.priority < tier) {
+			tier, ok = m.priority, true
+		}
 	}
-	return catalog.Shares(weights, func(i int) bool { return available(members[i]) })
+	return catalog.Shares(weights, func(i int) bool { return members[i].priority == tier && available(members[i]) })
+}
+
+// lowestTier moves the candidates of the lowest priority to the front and
+// returns them: a higher tier serves only when the lower ones have no
+// candidate left.
+func lowestTier(candidates []*member) []*member {
+	if len(candidates) < 2 {
+		return candidates
+	}
+	return keepBest(candidates, func(m *member) float64 { return float64(m.priority) })
 }

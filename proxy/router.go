@@ -28,10 +28,12 @@ type poolSettings struct {
 	numRetries   int
 	allowedFails int
 	stickyTTL    time.Duration // 0: no automatic sticky binding
+	strategy     strategy
 }
 
 func newPoolSettings(ps models.PoolSetting) poolSettings {
-	s := poolSettings{numRetries: defaultNumRetries, allowedFails: defaultAllowedFails}
+	s := poolSettings{numRetries: defaultNumRetries, allowedFails: defaultAllowedFails,
+		strategy: parseStrategy(ps.RoutingStrategy)}
 	if ps.NumRetries != nil && *ps.NumRetries >= 0 {
 		s.numRetries = *ps.NumRetries
 	}
@@ -64,6 +66,7 @@ type routing struct {
 	// nativeOnly: a translator refused the request in the pool being
 	// routed; only members taking the caller's protocol as is are left.
 	nativeOnly bool
+	claim      entryClaim // the attempt's place in its member's limits
 }
 
 // serve routes the request: its own pool first, then the fallbacks the
@@ -163,8 +166,8 @@ func (rq *routing) nextMember(rt route, tried []int64, last *failure, backoffs *
 	if last != nil && !last.retrySame {
 		return nil, nil // asked again, a tried member would answer the same
 	}
-	if rt.pool.allCoolingDown(now) {
-		return nil, rq.allCoolingDown(rt, now)
+	if rt.pool.allSetAside(now) {
+		return nil, rq.allSetAside(rt, now)
 	}
 	if last == nil {
 		return nil, nil
@@ -177,7 +180,7 @@ func (rq *routing) nextMember(rt route, tried []int64, last *failure, backoffs *
 	if m := rq.pick(rt, nil, now); m != nil {
 		return m, nil
 	}
-	return nil, rq.allCoolingDown(rt, now)
+	return nil, rq.allSetAside(rt, now)
 }
 
 // backoffDelay is the wait before giving a tried member another go: the
@@ -189,27 +192,61 @@ func backoffDelay(n int, retryAfter time.Duration) time.Duration {
 	return min(firstBackoff<<min(n, 8), maxBackoff)
 }
 
-// pick narrows the pool to its candidates (not cooling down, not tried, long
-// enough a context window, not needing a translation that was refused),
-// honours a live sticky binding to one of them, and otherwise leaves the
-// choice to the shuffle.
+// pick narrows the pool to its candidates (not cooling down, not at an
+// entry limit, not tried, long enough a context window, not needing a
+// translation that was refused), keeps the lowest tier among them, honours
+// a live sticky binding, and otherwise leaves the choice to the pool's
+// strategy. The member picked has its place in its limits claimed.
 func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
 	var buf [16]*member // pools are small: the candidates stay on the stack
 	candidates := buf[:0]
 	for _, m := range rt.pool.members {
 		if !m.state.coolingDown(now) && !slices.Contains(tried, m.id) && m.fits(rq.estimate) &&
-			(!rq.nativeOnly || m.provider.takesAsIs(rq.x.proto, m.upstreamModelFor(rt))) {
+			(!rq.nativeOnly || m.provider.takesAsIs(rq.x.proto, m.upstreamModelFor(rt))) && !m.atLimit(now) {
 			candidates = append(candidates, m)
 		}
 	}
-	if b, ok := rq.stickyBinding(rt, now); ok {
-		for _, m := range candidates {
-			if m.id == b.deploymentID {
-				return m
-			}
+	if m := rq.bound(rt, candidates, now); m != nil {
+		if c, ok := m.claim(now, rq.estimate); ok {
+			rq.claim = c
+			return m
 		}
 	}
-	return rq.s.selector.selectMember(candidates)
+	for len(candidates) > 0 {
+		tier := lowestTier(candidates)
+		m := rt.pool.settings.strategy.choose(tier, now)
+		if c, ok := m.claim(now, rq.estimate); ok {
+			rq.claim = c
+			return m
+		}
+		// Its last place went to another request meanwhile.
+		i := slices.Index(candidates, m)
+		candidates = slices.Delete(candidates, i, i+1)
+	}
+	return nil
+}
+
+// bound is the candidate a live sticky binding names: an admin's pin
+// wherever it is, an automatic binding only in the tier that serves now (a
+// binding made while the lower tiers were cooling down ends its hold when
+// they are back).
+func (rq *routing) bound(rt route, candidates []*member, now time.Time) *member {
+	b, ok := rq.stickyBinding(rt, now)
+	if !ok {
+		return nil
+	}
+	var found *member
+	top := math.MaxInt
+	for _, m := range candidates {
+		top = min(top, m.priority)
+		if m.id == b.deploymentID {
+			found = m
+		}
+	}
+	if found == nil || (!b.manual && found.priority > top) {
+		return nil
+	}
+	return found
 }
 
 // stickyBinding is the live binding of this request's pool: an admin's pin
@@ -259,22 +296,46 @@ func (rq *routing) noMemberFits(rt route) *failure {
 			rq.estimate, rt.pool.Name)}}
 }
 
-// allCoolingDown is the answer when every member is set aside: 429 with the
-// shortest remaining cooldown as its retry-after (when the caller may try
-// again, not a guess), and the general fallbacks may still help.
-func (rq *routing) allCoolingDown(rt route, now time.Time) *failure {
+// allSetAside is the answer when every member is cooling down or at its
+// limits: 429 with the time until the first is back as its retry-after
+// (when the caller may try again, not a guess), and the general fallbacks
+// may still help.
+func (rq *routing) allSetAside(rt route, now time.Time) *failure {
 	wait := time.Duration(math.MaxInt64)
+	cooling := 0
 	for _, m := range rt.pool.members {
-		wait = min(wait, m.state.cooldownLeft(now))
+		wait = min(wait, m.backIn(now))
+		if m.state.coolingDown(now) {
+			cooling++
+		}
+	}
+	n := len(rt.pool.members)
+	if cooling == n {
+		return &failure{kind: models.FallbackGeneral, retryAfter: wait, err: &apiError{
+			Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "all_members_cooling_down",
+			Message: fmt.Sprintf("%s: %q: all %d members are cooling down", msgNoDeployments, rq.current, n)}}
 	}
 	return &failure{kind: models.FallbackGeneral, retryAfter: wait, err: &apiError{
-		Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "all_members_cooling_down",
-		Message: fmt.Sprintf("%s: %q: all %d members are cooling down", msgNoDeployments, rq.current, len(rt.pool.members))}}
+		Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "all_members_at_limit",
+		Message: fmt.Sprintf("%s: %q: all %d members are at their rpm/tpm limits or cooling down (%d)",
+			msgNoDeployments, rq.current, n, cooling)}}
 }
 
-func (p *pool) allCoolingDown(now time.Time) bool {
+// backIn is how long until the member may be picked again: the end of its
+// cooldown, or of this minute when it is at a limit, whichever is later.
+func (m *member) backIn(now time.Time) time.Duration {
+	d := m.state.cooldownLeft(now)
+	if m.atLimit(now.Add(d)) {
+		d = nextMinute(now.Add(d)).Sub(now)
+	}
+	return d
+}
+
+// allSetAside reports whether no member may be picked now, whatever the
+// request: each is cooling down or at its limits.
+func (p *pool) allSetAside(now time.Time) bool {
 	for _, m := range p.members {
-		if !m.state.coolingDown(now) {
+		if !m.state.coolingDown(now) && !m.atLimit(now) {
 			return false
 		}
 	}
@@ -288,8 +349,11 @@ func (rq *routing) try(m *member, rt route, set poolSettings) *failure {
 	x.setMember(m, upstreamModel, rq.fallbackName())
 	x.row.Error = ""
 	start := s.now()
+	m.state.inflight.Add(1)
 	f := rq.attempt(m, upstreamModel)
+	m.state.inflight.Add(-1)
 	now := s.now()
+	rq.settleClaim(m, f)
 	switch {
 	case f != nil && f.clientGone():
 		x.callerLeft() // never the member's fault
@@ -311,6 +375,7 @@ func (rq *routing) keepBooks(m *member, rt route, set poolSettings, f *failure, 
 	if f == nil {
 		o.tokensIn, o.tokensOut, o.costUSD = x.row.InputTokens, x.row.OutputTokens, x.row.CostUSD
 		m.state.countSuccess(now)
+		m.state.observeLatency(now, x.latencySample(latency, now))
 		if set.stickyTTL > 0 {
 			s.bindAfterSuccess(rt.pool.Name, m.id, set.stickyTTL, now)
 		}
@@ -327,6 +392,17 @@ func (rq *routing) keepBooks(m *member, rt route, set poolSettings, f *failure, 
 		s.cluster.RecordAttempt(cluster.Attempt{DeploymentID: m.id, OK: o.ok, Latency: o.latency, TokensIn: o.tokensIn,
 			TokensOut: o.tokensOut, CostNanos: nanos(o.costUSD), Err: o.err, At: now})
 	}
+}
+
+// settleClaim replaces the tokens the attempt held on its member's limits
+// by those it used.
+func (rq *routing) settleClaim(m *member, f *failure) {
+	used := int64(0)
+	if f == nil {
+		used = rq.x.row.InputTokens + rq.x.row.OutputTokens
+	}
+	m.settle(rq.claim, used)
+	rq.claim = entryClaim{}
 }
 
 // bindAfterSuccess binds a pool to the member that served it, and shares a

@@ -14,7 +14,7 @@ import (
 // BenchmarkPickFromPool is the router's whole pick for one attempt: narrow to
 // the candidates, look up a sticky binding, shuffle.
 func BenchmarkPickFromPool(b *testing.B) {
-	s := &Server{selector: simpleShuffle{}}
+	s := &Server{}
 	p := &pool{Pool: &catalog.Pool{Name: "p"}}
 	for i, w := range []float64{0, 1, 9} {
 		p.members = append(p.members, &member{id: int64(i + 1), weight: w, state: &memberState{}, cooldown: -1})

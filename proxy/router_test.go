@@ -136,7 +136,7 @@ func (e *env) memberStatus(pool, upstreamModel string) proxy.MemberStatus {
 	if !ok {
 		e.t.Fatalf("no pool %q", pool)
 	}
-	for _, m := range ms {
+	for _, m := range ms.Members {
 		if m.UpstreamModel == upstreamModel {
 			return m
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gateway/proxy/cluster"
@@ -104,37 +105,77 @@ type MemberStatus struct {
 	CoolingDown    bool
 	CooldownUntil  *time.Time
 	CooldownReason string
+	// What the pool's strategy decides on.
+	Priority       int
+	RPMLimit       int64 // 0: none
+	TPMLimit       int64
+	RequestsMinute int64 // this minute's usage of the limits
+	TokensMinute   int64
+	AtLimit        bool
+	InFlight       int64   // on every replica, as far as this one knows
+	LatencyMS      float64 // moving average; 0 without a recent sample
+	Price          float64 // input + output, USD per million tokens
 }
 
-// PoolStatus returns the enabled members of the pool with exactly this public
-// name (wildcard routes by their pattern), with shares computed by the same
-// rule the router picks by. failedCheck tells which members failed their last
-// live check; they count as unavailable in the current share. ok is false
+// PoolStatus is a pool's strategy and members as the pool status page shows
+// them.
+type PoolStatus struct {
+	Strategy string
+	Members  []MemberStatus
+}
+
+// PoolStatus returns the strategy and the enabled members of the pool with
+// exactly this public name (wildcard routes by their pattern), with shares
+// computed by the same rules the router picks by: the planned share is what
+// weights and tiers give with every member healthy, the current share what
+// the strategy gives now, given cooldowns, limits and failed checks.
+// failedCheck tells which members failed their last live check. ok is false
 // when no such pool is being served.
-func (s *Server) PoolStatus(name string, failedCheck func(id int64) bool) (members []MemberStatus, ok bool) {
+func (s *Server) PoolStatus(name string, failedCheck func(id int64) bool) (ps PoolStatus, ok bool) {
 	snap := s.snap.Load()
 	if snap == nil {
-		return nil, false
+		return ps, false
 	}
 	p := snap.poolNamed(name)
 	if p == nil {
-		return nil, false
+		return ps, false
 	}
 	now := s.now()
 	planned := shares(p.members, func(*member) bool { return true })
-	current := shares(p.members, func(m *member) bool {
-		return !m.state.coolingDown(now) && (failedCheck == nil || !failedCheck(m.id))
+	current := p.currentShares(now, func(m *member) bool {
+		return !m.state.coolingDown(now) && !m.atLimit(now) && (failedCheck == nil || !failedCheck(m.id))
 	})
+	ps.Strategy = p.settings.strategy.String()
 	for i, m := range p.members {
-		ms := MemberStatus{ID: m.id, Provider: m.provider.name, UpstreamModel: m.upstreamModel,
-			PlannedShare: planned[i], Share: current[i]}
+		reqs, tokens := m.state.window.usage(now)
+		st := MemberStatus{ID: m.id, Provider: m.provider.name, UpstreamModel: m.upstreamModel,
+			PlannedShare: planned[i], Share: current[i], Priority: m.priority, RPMLimit: m.rpmLimit,
+			TPMLimit: m.tpmLimit, RequestsMinute: reqs, TokensMinute: tokens, AtLimit: m.atLimit(now),
+			InFlight: m.state.busy(), Price: m.inputPrice + m.outputPrice}
+		if l, fresh := m.state.latency(now); fresh {
+			st.LatencyMS = ms(l)
+		}
 		if until, reason, cooling := m.state.cooldown(now); cooling {
 			u := until.UTC()
-			ms.CoolingDown, ms.CooldownUntil, ms.CooldownReason = true, &u, reason
+			st.CoolingDown, st.CooldownUntil, st.CooldownReason = true, &u, reason
 		}
-		members = append(members, ms)
+		ps.Members = append(ps.Members, st)
 	}
-	return members, true
+	return ps, true
+}
+
+// currentShares is each member's chance of the next pick as the pool's
+// strategy sees it now: the lowest tier with an available member, narrowed
+// by the strategy, shared by the weight rules.
+func (p *pool) currentShares(now time.Time, available func(*member) bool) []float64 {
+	var cand []*member
+	for _, m := range p.members {
+		if available(m) {
+			cand = append(cand, m)
+		}
+	}
+	chosen := p.settings.strategy.narrow(lowestTier(cand), now)
+	return shares(p.members, func(m *member) bool { return slices.Contains(chosen, m) })
 }
 
 // Errors of PinSticky, for the management API to map to 404 and 400.

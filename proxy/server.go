@@ -64,10 +64,7 @@ type Server struct {
 	maxBody int64
 	snap    atomic.Pointer[snapshot]
 	states  *memberStates // runtime state, survives reloads
-	// selector is a concrete type, not an interface: through an interface
-	// the router's candidate list would escape to the heap on every pick.
-	selector simpleShuffle
-	logs     *logWriter
+	logs    *logWriter
 	// responses keeps the Responses API's state.
 	responses *responseStore
 	handler   http.Handler
@@ -104,7 +101,6 @@ func New(store *models.Store, opts Options) *Server {
 		maxBody:    cmpOr(opts.MaxBodyBytes, defaultMaxBodyBytes),
 		states:     newMemberStates(),
 		accounts:   newAccounts(),
-		selector:   simpleShuffle{},
 		logs:       newLogWriter(store, logger, cmpOr(opts.LogQueueSize, defaultLogQueueSize), opts.SpoolDir).start(),
 		now:        opts.Now,
 		sleep:      opts.Sleep,

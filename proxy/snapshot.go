@@ -39,6 +39,9 @@ type member struct {
 	outputPrice    float64
 	cacheReadPrice float64
 	hasCacheRead   bool
+	rpmLimit       int64 // 0: no limit
+	tpmLimit       int64
+	priority       int // the tier; lower serves first
 	provider       *provider
 	state          *memberState
 	headers        memberHeaders
@@ -112,6 +115,9 @@ func newMember(d *models.Deployment, p *provider, st *memberState) *member {
 		state:         st,
 		cooldown:      -1,
 		weight:        catalog.Weight(d),
+		rpmLimit:      int64(positive(d.RPMLimit)),
+		tpmLimit:      int64(positive(d.TPMLimit)),
+		priority:      d.Priority,
 	}
 	if p != nil { // nil only in tests of the table alone
 		m.headers = newMemberHeaders(d.ID, d.UpstreamModel, p.name)

@@ -18,9 +18,19 @@ type memberState struct {
 	coolUntil  atomic.Int64 // unix nanoseconds; 0 or past: not cooling down
 	coolReason atomic.Pointer[string]
 
-	mu     sync.Mutex
-	window failureWindow
-	stats  memberStats
+	// What the routing strategies decide on: requests in flight here and,
+	// with Redis, on the other replicas (a mirror); the moving average of
+	// latency and when its last sample came; this minute's usage of an
+	// entry's limits.
+	inflight      atomic.Int64
+	remoteBusy    atomic.Int64
+	latencyEWMA   atomic.Int64 // nanoseconds; 0: no sample
+	latencyUpdate atomic.Int64 // unix nanoseconds of the last sample
+	window        entryWindow
+
+	mu       sync.Mutex
+	failures failureWindow
+	stats    memberStats
 }
 
 // coolingDown reports whether the member is set aside at now.
@@ -51,6 +61,9 @@ func (st *memberState) extendTo(until time.Time, reason string) bool {
 		}
 		if st.coolUntil.CompareAndSwap(cur, u) {
 			st.coolReason.Store(&reason)
+			// Whatever made it slow or failing, it is measured afresh when
+			// it is back: latency-based routing explores it again.
+			st.latencyEWMA.Store(0)
 			return true
 		}
 	}
@@ -71,6 +84,36 @@ func (st *memberState) cooldown(now time.Time) (until time.Time, reason string, 
 	return time.Unix(0, n), reason, true
 }
 
+// busy is the member's requests in flight on every replica, as far as this
+// one knows.
+func (st *memberState) busy() int64 { return st.inflight.Load() + st.remoteBusy.Load() }
+
+// latency is the moving average of the member's latency; ok is false when it
+// has no sample from the last latencyStale, and is to be explored.
+func (st *memberState) latency(now time.Time) (l time.Duration, ok bool) {
+	l = time.Duration(st.latencyEWMA.Load())
+	return l, l > 0 && now.UnixNano()-st.latencyUpdate.Load() < int64(latencyStale)
+}
+
+// observeLatency adds a sample of a served request to the moving average: a
+// stream's time to its first byte, another answer's whole time. A stale
+// average is started afresh.
+func (st *memberState) observeLatency(now time.Time, sample time.Duration) {
+	sample = max(sample, 1)
+	_, fresh := st.latency(now)
+	for {
+		cur := st.latencyEWMA.Load()
+		next := int64(sample)
+		if cur > 0 && fresh {
+			next = cur + int64(latencyAlpha*float64(int64(sample)-cur))
+		}
+		if st.latencyEWMA.CompareAndSwap(cur, max(next, 1)) {
+			st.latencyUpdate.Store(now.UnixNano())
+			return
+		}
+	}
+}
+
 // countFailure records a failure that counts towards allowed_fails and the
 // failure rate (5xx, timeouts, connection errors) and says whether the member
 // has now failed too often: more than allowedFails in the last minute, or more
@@ -78,15 +121,15 @@ func (st *memberState) cooldown(now time.Time) (until time.Time, reason string, 
 func (st *memberState) countFailure(now time.Time, allowedFails int) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.window.add(now, true)
-	reqs, fails := st.window.sum(now)
+	st.failures.add(now, true)
+	reqs, fails := st.failures.sum(now)
 	return fails > allowedFails || (reqs >= 5 && fails*2 > reqs)
 }
 
 // countSuccess records a success in the failure window.
 func (st *memberState) countSuccess(now time.Time) {
 	st.mu.Lock()
-	st.window.add(now, false)
+	st.failures.add(now, false)
 	st.mu.Unlock()
 }
 

@@ -1,0 +1,94 @@
+package proxy
+
+import (
+	"sync"
+	"time"
+)
+
+// entryWindow counts one entry's requests and tokens in the current clock
+// minute, against its rpm_limit and tpm_limit. A member at a limit is no
+// candidate until the next minute starts: the design's "this minute", and
+// what a provider's per-minute quota resets on. Tokens are reserved from the
+// request's estimate when the member is picked and corrected by the answer's
+// usage when the attempt ends.
+type entryWindow struct {
+	mu           sync.Mutex
+	minute       int64 // unix minute the counts are of
+	reqs, tokens int64
+}
+
+// entryClaim is what one attempt holds on its member's window.
+type entryClaim struct {
+	minute, tokens int64
+	held           bool
+}
+
+func unixMinute(now time.Time) int64 { return now.Unix() / 60 }
+
+// nextMinute is when the window after now's starts.
+func nextMinute(now time.Time) time.Time { return time.Unix((unixMinute(now)+1)*60, 0) }
+
+// rollTo starts the window of minute if it is not the current one. Caller
+// holds w.mu.
+func (w *entryWindow) rollTo(minute int64) {
+	if w.minute != minute {
+		w.minute, w.reqs, w.tokens = minute, 0, 0
+	}
+}
+
+// usage is this minute's requests and tokens.
+func (w *entryWindow) usage(now time.Time) (reqs, tokens int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rollTo(unixMinute(now))
+	return w.reqs, w.tokens
+}
+
+// atLimit reports whether the member may take no more this minute.
+func (m *member) atLimit(now time.Time) bool {
+	if !m.limited() {
+		return false
+	}
+	reqs, tokens := m.state.window.usage(now)
+	return full(reqs, tokens, m.rpmLimit, m.tpmLimit)
+}
+
+func full(reqs, tokens, rpm, tpm int64) bool {
+	return (rpm > 0 && reqs >= rpm) || (tpm > 0 && tokens >= tpm)
+}
+
+func (m *member) limited() bool { return m.rpmLimit > 0 || m.tpmLimit > 0 }
+
+// claim counts one request and its estimated tokens on the member's window,
+// unless the member is at a limit (another request may have taken the last
+// place since the candidates were drawn up).
+func (m *member) claim(now time.Time, estimate int) (entryClaim, bool) {
+	if !m.limited() {
+		return entryClaim{}, true
+	}
+	w := &m.state.window
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	minute := unixMinute(now)
+	w.rollTo(minute)
+	if full(w.reqs, w.tokens, m.rpmLimit, m.tpmLimit) {
+		return entryClaim{}, false
+	}
+	w.reqs++
+	w.tokens += int64(estimate)
+	return entryClaim{minute: minute, tokens: int64(estimate), held: true}, true
+}
+
+// settle replaces the estimate held by c with the tokens the attempt used
+// (0 when it failed). A window that has moved on keeps its own counts.
+func (m *member) settle(c entryClaim, used int64) {
+	if !c.held {
+		return
+	}
+	w := &m.state.window
+	w.mu.Lock()
+	if w.minute == c.minute {
+		w.tokens = max(w.tokens+used-c.tokens, 0)
+	}
+	w.mu.Unlock()
+}
