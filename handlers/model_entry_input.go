@@ -93,6 +93,9 @@ func parseModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValu
 		ContextWindow:   strings.TrimSpace(r.PostFormValue("context_window")),
 		InputPrice:      strings.TrimSpace(r.PostFormValue("input_price")),
 		OutputPrice:     strings.TrimSpace(r.PostFormValue("output_price")),
+		RPMLimit:        strings.TrimSpace(r.PostFormValue("rpm_limit")),
+		TPMLimit:        strings.TrimSpace(r.PostFormValue("tpm_limit")),
+		Priority:        strings.TrimSpace(r.PostFormValue("priority")),
 		Enabled:         r.PostFormValue("enabled") == "true",
 	}
 	p := formParser{}
@@ -105,6 +108,10 @@ func parseModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValu
 		ContextWindow:   p.int("context_window", v.ContextWindow),
 		InputPrice:      p.float("input_price", v.InputPrice),
 		OutputPrice:     p.float("output_price", v.OutputPrice),
+		RPMLimit:        p.int("rpm_limit", v.RPMLimit),
+		TPMLimit:        p.int("tpm_limit", v.TPMLimit),
+		// Blank is the default tier, 0.
+		Priority: valueOr(p.int("priority", v.Priority), 0),
 	}
 	if id := p.int("provider_id", v.ProviderID); id != nil {
 		in.ProviderID = int64(*id)
