@@ -74,7 +74,7 @@ func TestBrowserEditInPlace(t *testing.T) {
 		chromedp.WaitVisible(css(pool+` [data-testid="pool-settings-form"] [data-testid="input-num_retries"]`)),
 		typeInto(pool+` [data-testid="pool-settings-form"] [data-testid="input-num_retries"]`, "2"),
 		chromedp.Click(css(pool+` [data-testid="pool-settings-save"]`)),
-		waitText(pool+` [data-testid="pool-settings-summary"]`, "sticky TTL default · retries 2 · allowed fails default"))
+		waitText(pool+` [data-testid="pool-settings-summary"]`, "sticky TTL default · retries 2 · allowed fails default · strategy simple-shuffle"))
 	if loc, _ := chromedp.Run(b.ctx, chromedp.Location()); !strings.HasPrefix(loc, base+"/models") {
 		t.Fatalf("an inline edit navigated to %s", loc)
 	}
