@@ -29,6 +29,8 @@ func TestModelsPageTiersLimitsStrategy(t *testing.T) {
 		e := newRuntimeEnv(t, s)
 		ctx := context.Background()
 		first, second := tieredPool(t, e)
+		plain := e.entry(t, "plain", "plain", ptr(1.0), true)
+		e.reload(t)
 		br := e.browser(t)
 		tok := br.signIn()
 
@@ -42,6 +44,9 @@ func TestModelsPageTiersLimitsStrategy(t *testing.T) {
 		}
 		if row := mpRow(doc, "tiered", second); text(row, "entry-tier") != "tier 1" || testid(row, "entry-limits").Length() != 0 {
 			t.Errorf("second: tier %q, limits %q; want tier 1 and no limits", text(row, "entry-tier"), text(row, "entry-limits"))
+		}
+		if row := mpRow(doc, "plain", plain); testid(row, "entry-tier-limits").Length() != 0 {
+			t.Errorf("an entry of a pool of tier 0 alone, without limits, shows %q", text(row, "entry-tier-limits"))
 		}
 		if testid(g, "pool-strategy").Length() != 0 {
 			t.Error("a pool on the default strategy shows a strategy badge")
@@ -99,7 +104,7 @@ func TestModelsPageTiersLimitsStrategy(t *testing.T) {
 				t.Errorf("add form: error of %s = %q, want %q", field, got, msg)
 			}
 		}
-		entryCount(2)(t, s)
+		entryCount(3)(t, s)
 		rec = br.post("/models", formOf(tok, "public_name", "tiered", "provider_id", pid, "upstream_model", "third",
 			"rpm_limit", "30", "tpm_limit", "5000", "priority", "-2"), nil)
 		wantSeeOther(t, "add", rec, false, "/models")
@@ -115,7 +120,7 @@ func TestModelsPageTiersLimitsStrategy(t *testing.T) {
 		rec = mpHTMX(br, "/models/"+mpID(first), tok, mpEditForm("", e.provider.ID, "upstream_model", "first",
 			"priority", "3", "rpm_limit", "", "tpm_limit", "7000"))
 		wantStatus(t, "edit", rec, http.StatusOK)
-		if got := text(mpRow(parseHTML(t, rec), "tiered", first), "entry-tier-limits"); got != "tier 3 7k tpm" {
+		if got := text(mpRow(parseHTML(t, rec), "tiered", first), "entry-tier-limits"); got != "tier 3 · 7k tpm" {
 			t.Errorf("edited row: %q", got)
 		}
 		storedEntry("first", limitsAre(nil, ptr(7000), 3))(t, s)

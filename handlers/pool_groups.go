@@ -119,9 +119,13 @@ func (a *App) poolGroup(members []models.Deployment, cat *catalog.Catalog, now t
 		SharesKnown: a.runtime != nil,
 	}
 	live := a.liveMembers(name)
+	tiered := usesTiers(members)
 	for i := range members {
 		d := &members[i]
 		e := views.PoolEntry{ModelEntry: modelEntryRow(d), ShareFraction: live[d.ID].PlannedShare}
+		if !tiered {
+			e.Tier = "" // every member is tier 0: nothing to tell apart
+		}
 		e.Cooling = coolingOf(live[d.ID], now)
 		e.PlannedShare = formatShare(e.ShareFraction)
 		if d.Weight != nil {
@@ -134,6 +138,17 @@ func (a *App) poolGroup(members []models.Deployment, cat *catalog.Catalog, now t
 	g.ZeroWeightTrap = served != nil && served.ZeroWeightTrap()
 	g.PrefixNote = uncoveredPrefix(cat, name)
 	return g
+}
+
+// usesTiers: some entry has a tier other than 0, so the pages show each
+// entry's.
+func usesTiers(entries []models.Deployment) bool {
+	for _, d := range entries {
+		if d.Priority != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // liveMembers is each enabled member as the proxy serves it now, by

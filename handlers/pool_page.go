@@ -108,11 +108,10 @@ func poolStatusPageOf(st poolStatusJSON, csrf string, now time.Time) views.PoolS
 		Decides:    strategyDecides[st.RoutingStrategy],
 	}
 	p.StrategyHelp = strategyHelp[p.Strategy]
-	tiers := map[int]bool{}
 	for _, m := range st.Members {
-		tiers[m.Priority] = true
+		p.Tiered = p.Tiered || m.Priority != 0
+		p.Limited = p.Limited || m.RPMLimit != nil || m.TPMLimit != nil
 	}
-	p.Tiered = len(tiers) > 1
 	for _, m := range st.Members {
 		p.NotServed = p.NotServed && !m.Enabled
 		v := poolStatusMemberOf(m, now)
@@ -202,7 +201,7 @@ func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember 
 		ShareFrac:      m.Share,
 		CoolingDown:    m.CoolingDown,
 		CooldownReason: m.CooldownReason,
-		Tier:           tierText(m.Priority),
+		Tier:           strconv.Itoa(m.Priority),
 		AtLimit:        m.AtLimit,
 		InFlight:       countText(m.InFlight),
 		Price:          formatNumber(m.Price),

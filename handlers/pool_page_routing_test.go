@@ -35,7 +35,7 @@ func TestPoolStatusPageStrategyAndLimits(t *testing.T) {
 		}
 		rows := ppMembers(doc)
 		first, second := rows["first"], rows["second"]
-		for id, want := range map[string]string{"member-tier": "tier 0", "member-requests": "2/2 req",
+		for id, want := range map[string]string{"member-tier": "0", "member-requests": "2/2 req",
 			"member-tokens": "10/100k tok", "member-in-flight": "0", "member-latency": "—", "member-price": "3",
 			"member-planned-share": "100%", "member-share": "0%", "member-out-because": "at its limit this minute"} {
 			if got := ppText(first, id); got != want {
@@ -45,7 +45,7 @@ func TestPoolStatusPageStrategyAndLimits(t *testing.T) {
 		if testid(first, "member-at-limit").Length() != 1 {
 			t.Error("first is not marked at limit")
 		}
-		for id, want := range map[string]string{"member-tier": "tier 1", "member-no-limits": "no limits",
+		for id, want := range map[string]string{"member-tier": "1", "member-no-limits": "no limits",
 			"member-price": "0", "member-planned-share": "0%", "member-share": "100%"} {
 			if got := ppText(second, id); got != want {
 				t.Errorf("second %s = %q, want %q", id, got, want)

@@ -35,12 +35,12 @@ func TestPoolStatusRuntimeFields(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	row := poolStatusMemberOf(busy, now)
 	got := [7]string{row.Tier, row.Requests, row.Tokens, row.InFlight, row.Latency, row.Price, row.OutBecause}
-	want := [7]string{"tier 2", "42/60 req", "1.2k/100k tok", "3", "13 ms", "7.5", ""}
+	want := [7]string{"2", "42/60 req", "1.2k/100k tok", "3", "13 ms", "7.5", ""}
 	if got != want || !row.AtLimit {
 		t.Errorf("busy row: %q at limit %v, want %q at limit", got, row.AtLimit, want)
 	}
 	row = poolStatusMemberOf(idle, now)
-	if row.Requests != "" || row.Tokens != "" || row.Latency != "" || row.Tier != "tier 0" || row.InFlight != "0" {
+	if row.Requests != "" || row.Tokens != "" || row.Latency != "" || row.Tier != "0" || row.InFlight != "0" {
 		t.Errorf("idle row: %+v", row)
 	}
 	// A member with a planned share that gets none because of its limit says so.

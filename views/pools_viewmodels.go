@@ -113,8 +113,10 @@ type PoolStatusPage struct {
 	Strategy     string
 	StrategyHelp string
 	Decides      string
-	// Tiered: the members are in more than one tier.
+	// Tiered: some member has a tier other than 0, so the tier column shows;
+	// Limited: some member has a limit, so this minute's usage shows.
 	Tiered  bool
+	Limited bool
 	Members []PoolStatusMember
 	// Checked is set on the answer to Check now: when it ran and how many
 	// members it called.
@@ -171,7 +173,7 @@ type PoolStatusMember struct {
 	Check *MemberCheck
 	// Uncheckable says why Check now skips the member (a wildcard pattern).
 	Uncheckable string
-	// Tier is the member's priority, lower first.
+	// Tier is the member's priority, lower first: "0", "1".
 	Tier string
 	// Requests and Tokens are this minute's usage against the limits:
 	// "42/60 req", "1.2k tok" without a limit of its own; both "" for a

@@ -60,8 +60,8 @@ type ModelEntry struct {
 	Reserve bool
 	// Cooling is the member's live cooldown, nil when it is not cooling.
 	Cooling *Cooling
-	// Tier is its priority ("tier 0"); Limits its rate limits
-	// ("60 rpm · 100k tpm"), "" when it has none.
+	// Tier is its priority ("tier 1"), "" in a pool of tier 0 alone; Limits
+	// its rate limits ("60 rpm · 100k tpm"), "" when it has none.
 	Tier   string
 	Limits string
 }
