@@ -36,11 +36,14 @@ func (w *entryWindow) rollTo(minute int64) {
 	}
 }
 
-// usage is this minute's requests and tokens.
+// usage is the requests and tokens of now's minute (none when the window
+// counts another).
 func (w *entryWindow) usage(now time.Time) (reqs, tokens int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.rollTo(unixMinute(now))
+	if w.minute != unixMinute(now) {
+		return 0, 0
+	}
 	return w.reqs, w.tokens
 }
 
@@ -61,9 +64,10 @@ func (m *member) limited() bool { return m.rpmLimit > 0 || m.tpmLimit > 0 }
 
 // claim counts one request and its estimated tokens on the member's window,
 // unless the member is at a limit (another request may have taken the last
-// place since the candidates were drawn up).
-func (m *member) claim(now time.Time, estimate int) (entryClaim, bool) {
-	if !m.limited() {
+// place since the candidates were drawn up). A member without limits is
+// counted only when count says its usage matters (usage-based routing).
+func (m *member) claim(now time.Time, estimate int, count bool) (entryClaim, bool) {
+	if !count && !m.limited() {
 		return entryClaim{}, true
 	}
 	w := &m.state.window
