@@ -22,6 +22,9 @@ type modelEntryJSON struct {
 	InputPrice      float64   `json:"input_price"`
 	OutputPrice     float64   `json:"output_price"`
 	CacheReadPrice  *float64  `json:"cache_read_price"`
+	RPMLimit        *int      `json:"rpm_limit"`
+	TPMLimit        *int      `json:"tpm_limit"`
+	Priority        int       `json:"priority"`
 	Enabled         bool      `json:"enabled"`
 	CreatedAt       time.Time `json:"created_at"`
 	UpdatedAt       time.Time `json:"updated_at"`
@@ -42,6 +45,9 @@ func modelEntryJSONOf(d *models.Deployment) modelEntryJSON {
 		InputPrice:      d.InputPrice,
 		OutputPrice:     d.OutputPrice,
 		CacheReadPrice:  d.CacheReadPrice,
+		RPMLimit:        d.RPMLimit,
+		TPMLimit:        d.TPMLimit,
+		Priority:        d.Priority,
 		Enabled:         d.Enabled,
 		CreatedAt:       d.CreatedAt,
 		UpdatedAt:       d.UpdatedAt,

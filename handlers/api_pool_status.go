@@ -11,13 +11,19 @@ import (
 
 // poolStatusJSON is the answer to GET /api/pools/{public_name}/status.
 type poolStatusJSON struct {
-	PublicName string           `json:"public_name"`
-	Members    []poolMemberJSON `json:"members"`
+	PublicName string `json:"public_name"`
+	// RoutingStrategy is the strategy the pool is served by, simple-shuffle
+	// by default.
+	RoutingStrategy string           `json:"routing_strategy"`
+	Members         []poolMemberJSON `json:"members"`
 }
 
 // poolMemberJSON is one member of a pool as it is configured and served now.
-// Shares are fractions 0..1: planned with every member healthy, current
-// given cooldowns and failed health checks. A disabled member gets neither.
+// Shares are fractions 0..1: planned with every member healthy, current as
+// the pool's strategy gives it now, given tiers, cooldowns, limits and failed
+// health checks. A disabled member gets neither. Priority, limits and price
+// are the entry's settings; the usage of this minute, requests in flight and
+// latency are what the strategy decides on.
 type poolMemberJSON struct {
 	ID             int64            `json:"id"`
 	Provider       string           `json:"provider"`
@@ -30,6 +36,15 @@ type poolMemberJSON struct {
 	CooldownUntil  *time.Time       `json:"cooldown_until"`
 	CooldownReason string           `json:"cooldown_reason"`
 	LastCheck      *healthCheckJSON `json:"last_check"` // null: never checked
+	Priority       int              `json:"priority"`
+	RPMLimit       *int             `json:"rpm_limit"` // null: no limit
+	TPMLimit       *int             `json:"tpm_limit"`
+	RequestsMinute int64            `json:"requests_this_minute"`
+	TokensMinute   int64            `json:"tokens_this_minute"`
+	AtLimit        bool             `json:"at_limit"`
+	InFlight       int64            `json:"in_flight"`
+	LatencyMS      *float64         `json:"latency_ms"` // moving average; null: no recent sample
+	Price          float64          `json:"price_per_million"`
 }
 
 // healthCheckJSON is a member's last live check.
@@ -67,11 +82,33 @@ func (a *App) poolStatus(r *http.Request, name string) (poolStatusJSON, error) {
 	if err != nil {
 		return poolStatusJSON{}, err
 	}
-	served, _ := rt.PoolStatus(name, func(id int64) bool {
+	served, ok := rt.PoolStatus(name, func(id int64) bool {
 		c, ok := checks[id]
 		return ok && !c.OK
 	})
-	return poolStatusJSONOf(name, entries, served.Members, checks), nil
+	st := poolStatusJSONOf(name, entries, served.Members, checks)
+	st.RoutingStrategy = served.Strategy
+	if !ok {
+		// Not served (no member enabled): the strategy it would be served by.
+		if st.RoutingStrategy, err = a.storedStrategy(r, name); err != nil {
+			return poolStatusJSON{}, err
+		}
+	}
+	return st, nil
+}
+
+// storedStrategy is the routing strategy stored for the pool name.
+func (a *App) storedStrategy(r *http.Request, name string) (string, error) {
+	ps, err := a.store.ListPoolSettings(r.Context())
+	if err != nil {
+		return "", err
+	}
+	for _, p := range ps {
+		if p.PublicName == name {
+			return strategyName(p.RoutingStrategy), nil
+		}
+	}
+	return strategyName(""), nil
 }
 
 // poolEntries returns the stored entries named name, and the last health
@@ -124,6 +161,17 @@ func poolStatusJSONOf(name string, entries []models.Deployment, served []proxy.M
 			CoolingDown:    m.CoolingDown,
 			CooldownUntil:  m.CooldownUntil,
 			CooldownReason: m.CooldownReason,
+			Priority:       d.Priority,
+			RPMLimit:       d.RPMLimit,
+			TPMLimit:       d.TPMLimit,
+			RequestsMinute: m.RequestsMinute,
+			TokensMinute:   m.TokensMinute,
+			AtLimit:        m.AtLimit,
+			InFlight:       m.InFlight,
+			Price:          d.InputPrice + d.OutputPrice,
+		}
+		if m.LatencyMS > 0 {
+			out.Members[i].LatencyMS = &m.LatencyMS
 		}
 		if c, ok := checks[d.ID]; ok {
 			out.Members[i].LastCheck = &healthCheckJSON{At: c.CheckedAt.UTC(), OK: c.OK, LatencyMS: c.LatencyMS, Error: c.Error}

@@ -13,6 +13,25 @@ type poolSettingInput struct {
 	StickyTTLSeconds *int `json:"sticky_ttl_seconds" validate:"omitnil,gte=0"`
 	NumRetries       *int `json:"num_retries" validate:"omitnil,gte=0"`
 	AllowedFails     *int `json:"allowed_fails" validate:"omitnil,gte=0"`
+	// RoutingStrategy "" is the default, simple-shuffle.
+	RoutingStrategy string `json:"routing_strategy" validate:"omitempty,strategy"`
+}
+
+// poolSettingOf is the row the input stores for the pool name. The default
+// strategy is stored as "", whichever way it was asked for, so that a pool
+// has one way to say it.
+func (in *poolSettingInput) poolSettingOf(name string) models.PoolSetting {
+	strategy := in.RoutingStrategy
+	if strategy == models.StrategySimpleShuffle {
+		strategy = ""
+	}
+	return models.PoolSetting{
+		PublicName:       name,
+		StickyTTLSeconds: in.StickyTTLSeconds,
+		NumRetries:       in.NumRetries,
+		AllowedFails:     in.AllowedFails,
+		RoutingStrategy:  strategy,
+	}
 }
 
 // poolSettingJSON is one pool's settings in API answers; null is the default.
@@ -21,6 +40,7 @@ type poolSettingJSON struct {
 	StickyTTLSeconds *int      `json:"sticky_ttl_seconds"`
 	NumRetries       *int      `json:"num_retries"`
 	AllowedFails     *int      `json:"allowed_fails"`
+	RoutingStrategy  string    `json:"routing_strategy"` // never null: the default is named
 	UpdatedAt        time.Time `json:"updated_at"`
 }
 
@@ -30,8 +50,17 @@ func poolSettingJSONOf(p *models.PoolSetting) poolSettingJSON {
 		StickyTTLSeconds: p.StickyTTLSeconds,
 		NumRetries:       p.NumRetries,
 		AllowedFails:     p.AllowedFails,
+		RoutingStrategy:  strategyName(p.RoutingStrategy),
 		UpdatedAt:        p.UpdatedAt,
 	}
+}
+
+// strategyName names a stored strategy; "" is the default.
+func strategyName(s string) string {
+	if s == "" {
+		return models.StrategySimpleShuffle
+	}
+	return s
 }
 
 // putPoolSetting handles PUT /api/pools/{public_name}. The name is
@@ -47,12 +76,7 @@ func (a *App) putPoolSetting(w http.ResponseWriter, r *http.Request) {
 		a.apiError(w, r, err)
 		return
 	}
-	p := models.PoolSetting{
-		PublicName:       name,
-		StickyTTLSeconds: in.StickyTTLSeconds,
-		NumRetries:       in.NumRetries,
-		AllowedFails:     in.AllowedFails,
-	}
+	p := in.poolSettingOf(name)
 	if err := a.store.PutPoolSetting(r.Context(), &p); err != nil {
 		a.apiError(w, r, err)
 		return

@@ -179,7 +179,10 @@ func TestAPIPoolStatus(t *testing.T) {
 			Members []map[string]any `json:"members"`
 		}](t, rec).Members[0]
 		wantFields := []string{"id", "provider", "upstream_model", "weight", "enabled", "share", "planned_share",
-			"cooling_down", "cooldown_until", "cooldown_reason", "last_check"}
+			"cooling_down", "cooldown_until", "cooldown_reason", "last_check",
+			// what the pool's strategy decides on
+			"priority", "rpm_limit", "tpm_limit", "requests_this_minute", "tokens_this_minute", "at_limit", "in_flight",
+			"latency_ms", "price_per_million"}
 		if g, w := keysOf(member), sortedCopy(wantFields); !slices.Equal(g, w) {
 			t.Errorf("member fields %v, want %v", g, w)
 		}

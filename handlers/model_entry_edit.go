@@ -64,6 +64,7 @@ func (a *App) updateEntryForm(w http.ResponseWriter, r *http.Request) {
 		in.ContextWindow = form.ContextWindow
 		in.InputPrice = form.InputPrice
 		in.OutputPrice = form.OutputPrice
+		in.RPMLimit, in.TPMLimit, in.Priority = form.RPMLimit, form.TPMLimit, form.Priority
 		in.Enabled = &values.Enabled
 		if err := withParseErrors(parseErr, a.validateStruct(&in)); err != nil {
 			return err
@@ -103,6 +104,9 @@ func entryValuesOf(d *models.Deployment) views.ModelEntryValues {
 		ContextWindow:   optionalInt(d.ContextWindow),
 		InputPrice:      formatNumber(d.InputPrice),
 		OutputPrice:     formatNumber(d.OutputPrice),
+		RPMLimit:        optionalInt(d.RPMLimit),
+		TPMLimit:        optionalInt(d.TPMLimit),
+		Priority:        strconv.Itoa(d.Priority),
 		Enabled:         d.Enabled,
 	}
 	return v

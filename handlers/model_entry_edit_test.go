@@ -174,7 +174,7 @@ func TestPoolSettingsForm(t *testing.T) {
 		tok := br.signIn()
 
 		doc := parseHTML(t, br.get("/models"))
-		if got := text(mpGroup(doc, "team"), "pool-settings-summary"); got != "sticky TTL default · retries default · allowed fails default" {
+		if got := text(mpGroup(doc, "team"), "pool-settings-summary"); got != "sticky TTL default · retries default · allowed fails default · strategy simple-shuffle" {
 			t.Errorf("summary = %q", got)
 		}
 
@@ -184,7 +184,7 @@ func TestPoolSettingsForm(t *testing.T) {
 		wantStatus(t, "save", rec, http.StatusOK)
 		wantPartial(t, "save", rec)
 		g := mpGroup(parseHTML(t, rec), "anthropic/*")
-		if got := text(g, "pool-settings-summary"); got != "sticky TTL 600 s · retries 0 · allowed fails default" {
+		if got := text(g, "pool-settings-summary"); got != "sticky TTL 600 s · retries 0 · allowed fails default · strategy simple-shuffle" {
 			t.Errorf("summary after save = %q", got)
 		}
 		if v, _ := testid(g, "input-num_retries").Attr("value"); v != "0" {

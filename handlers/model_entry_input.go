@@ -25,6 +25,13 @@ type modelEntryInput struct {
 	InputPrice      *float64 `json:"input_price" validate:"omitnil,gte=0"`
 	OutputPrice     *float64 `json:"output_price" validate:"omitnil,gte=0"`
 	CacheReadPrice  *float64 `json:"cache_read_price" validate:"omitnil,gte=0"`
+	// RPMLimit and TPMLimit nil are no limit; 0 is refused, it would let
+	// nothing through.
+	RPMLimit *int `json:"rpm_limit" validate:"omitnil,ratelimit"`
+	TPMLimit *int `json:"tpm_limit" validate:"omitnil,ratelimit"`
+	// Priority is the tier, lower first; the range leaves room for any
+	// sensible number of tiers and keeps typos (1e9) out.
+	Priority int `json:"priority" validate:"gte=-1000,lte=1000"`
 	// Enabled nil is the default: enabled.
 	Enabled *bool `json:"enabled"`
 }
@@ -42,6 +49,9 @@ func modelEntryInputOf(d *models.Deployment) modelEntryInput {
 		InputPrice:      &d.InputPrice,
 		OutputPrice:     &d.OutputPrice,
 		CacheReadPrice:  d.CacheReadPrice,
+		RPMLimit:        d.RPMLimit,
+		TPMLimit:        d.TPMLimit,
+		Priority:        d.Priority,
 		Enabled:         &d.Enabled,
 	}
 }
@@ -58,6 +68,8 @@ func (in *modelEntryInput) applyTo(d *models.Deployment) {
 	d.InputPrice = valueOr(in.InputPrice, 0)
 	d.OutputPrice = valueOr(in.OutputPrice, 0)
 	d.CacheReadPrice = in.CacheReadPrice
+	d.RPMLimit, d.TPMLimit = in.RPMLimit, in.TPMLimit
+	d.Priority = in.Priority
 	d.Enabled = valueOr(in.Enabled, true)
 }
 
@@ -81,6 +93,9 @@ func parseModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValu
 		ContextWindow:   strings.TrimSpace(r.PostFormValue("context_window")),
 		InputPrice:      strings.TrimSpace(r.PostFormValue("input_price")),
 		OutputPrice:     strings.TrimSpace(r.PostFormValue("output_price")),
+		RPMLimit:        strings.TrimSpace(r.PostFormValue("rpm_limit")),
+		TPMLimit:        strings.TrimSpace(r.PostFormValue("tpm_limit")),
+		Priority:        strings.TrimSpace(r.PostFormValue("priority")),
 		Enabled:         r.PostFormValue("enabled") == "true",
 	}
 	p := formParser{}
@@ -93,6 +108,10 @@ func parseModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValu
 		ContextWindow:   p.int("context_window", v.ContextWindow),
 		InputPrice:      p.float("input_price", v.InputPrice),
 		OutputPrice:     p.float("output_price", v.OutputPrice),
+		RPMLimit:        p.int("rpm_limit", v.RPMLimit),
+		TPMLimit:        p.int("tpm_limit", v.TPMLimit),
+		// Blank is the default tier, 0.
+		Priority: valueOr(p.int("priority", v.Priority), 0),
 	}
 	if id := p.int("provider_id", v.ProviderID); id != nil {
 		in.ProviderID = int64(*id)

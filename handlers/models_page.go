@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"gateway/models"
 	"gateway/views"
@@ -121,6 +122,8 @@ func modelEntryRow(d *models.Deployment) views.ModelEntry {
 		OutputPrice:   formatNumber(d.OutputPrice),
 		Enabled:       d.Enabled,
 		Reserve:       d.Weight != nil && *d.Weight == 0,
+		Tier:          tierText(d.Priority),
+		Limits:        limitsText(d.RPMLimit, d.TPMLimit),
 	}
 	if d.Weight != nil {
 		e.Weight = formatNumber(*d.Weight)
@@ -133,6 +136,23 @@ func modelEntryRow(d *models.Deployment) views.ModelEntry {
 		e.Cooldown = strconv.Itoa(*d.CooldownSeconds) + " s"
 	}
 	return e
+}
+
+// tierText names an entry's priority as the pages show it: "tier 0".
+func tierText(priority int) string {
+	return "tier " + strconv.Itoa(priority)
+}
+
+// limitsText is an entry's rate limits, "60 rpm · 100k tpm"; "" without any.
+func limitsText(rpm, tpm *int) string {
+	var parts []string
+	if rpm != nil {
+		parts = append(parts, compactText(float64(*rpm))+" rpm")
+	}
+	if tpm != nil {
+		parts = append(parts, compactText(float64(*tpm))+" tpm")
+	}
+	return strings.Join(parts, " · ")
 }
 
 func providerOptions(ps []models.Provider) []views.Option {

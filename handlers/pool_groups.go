@@ -64,6 +64,9 @@ func (a *App) poolGroups(r *http.Request, edit *inlineEdit) ([]views.PoolGroup, 
 		g := a.poolGroup(members, cat, time.Now())
 		g.CSRFToken = csrf
 		g.Settings = poolSettingsFormOf(settingsByName[g.PublicName])
+		if ps := settingsByName[g.PublicName]; ps != nil && ps.RoutingStrategy != "" {
+			g.Strategy, g.StrategyHelp = ps.RoutingStrategy, strategyHelp[ps.RoutingStrategy]
+		}
 		g.Fallbacks = fallbackLists(cat, g.PublicName)
 		groups = append(groups, g)
 		hasDefaults = hasDefaults || g.PublicName == catalog.DefaultFallbacks

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"gateway/models"
 	"gateway/proxy/catalog"
 	"gateway/views"
 )
@@ -103,7 +104,15 @@ func poolStatusPageOf(st poolStatusJSON, csrf string, now time.Time) views.PoolS
 		CheckURL:   poolURL(st.PublicName) + "/check",
 		CSRFToken:  csrf,
 		NotServed:  true,
+		Strategy:   st.RoutingStrategy,
+		Decides:    strategyDecides[st.RoutingStrategy],
 	}
+	p.StrategyHelp = strategyHelp[p.Strategy]
+	tiers := map[int]bool{}
+	for _, m := range st.Members {
+		tiers[m.Priority] = true
+	}
+	p.Tiered = len(tiers) > 1
 	for _, m := range st.Members {
 		p.NotServed = p.NotServed && !m.Enabled
 		v := poolStatusMemberOf(m, now)
@@ -114,6 +123,15 @@ func poolStatusPageOf(st poolStatusJSON, csrf string, now time.Time) views.PoolS
 		p.Members = append(p.Members, v)
 	}
 	return p
+}
+
+// strategyDecides names the status page's column each strategy decides on.
+var strategyDecides = map[string]string{
+	models.StrategySimpleShuffle: "weight",
+	models.StrategyLatencyBased:  "latency",
+	models.StrategyLeastBusy:     "in-flight",
+	models.StrategyUsageBased:    "minute",
+	models.StrategyCostBased:     "price",
 }
 
 // poolPin is the pool's sticky binding, and whether it routes anything now:
@@ -184,6 +202,18 @@ func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember 
 		ShareFrac:      m.Share,
 		CoolingDown:    m.CoolingDown,
 		CooldownReason: m.CooldownReason,
+		Tier:           tierText(m.Priority),
+		AtLimit:        m.AtLimit,
+		InFlight:       countText(m.InFlight),
+		Price:          formatNumber(m.Price),
+	}
+	// The proxy counts a minute's usage only for members with a limit.
+	if m.RPMLimit != nil || m.TPMLimit != nil {
+		v.Requests = usageText(m.RequestsMinute, m.RPMLimit, "req")
+		v.Tokens = usageText(m.TokensMinute, m.TPMLimit, "tok")
+	}
+	if m.LatencyMS != nil {
+		v.Latency = latencyText(*m.LatencyMS)
 	}
 	if m.Weight != nil {
 		v.Weight = formatNumber(*m.Weight)
@@ -193,6 +223,8 @@ func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember 
 		switch {
 		case m.CoolingDown:
 			v.OutBecause = "cooling down"
+		case m.AtLimit:
+			v.OutBecause = "at its limit this minute"
 		case m.LastCheck != nil && !m.LastCheck.OK:
 			v.OutBecause = "last check failed"
 		}
@@ -214,6 +246,15 @@ func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember 
 		}
 	}
 	return v
+}
+
+// usageText is this minute's usage against an optional limit: "42/60 req",
+// "1.2k/100k tok", "3 req" without a limit.
+func usageText(used int64, limit *int, unit string) string {
+	if limit == nil {
+		return compactText(float64(used)) + " " + unit
+	}
+	return compactText(float64(used)) + "/" + compactText(float64(*limit)) + " " + unit
 }
 
 // formatShare is a fraction 0..1 as a percentage with at most one decimal.

@@ -22,21 +22,20 @@ func (a *App) setPoolSettingsForm(w http.ResponseWriter, r *http.Request) {
 		StickyTTLSeconds: strings.TrimSpace(r.PostFormValue("sticky_ttl_seconds")),
 		NumRetries:       strings.TrimSpace(r.PostFormValue("num_retries")),
 		AllowedFails:     strings.TrimSpace(r.PostFormValue("allowed_fails")),
+		RoutingStrategy:  strings.TrimSpace(r.PostFormValue("routing_strategy")),
+		Strategies:       strategyOptions(),
 	}
 	p := formParser{}
 	in := poolSettingInput{
 		StickyTTLSeconds: p.int("sticky_ttl_seconds", values.StickyTTLSeconds),
 		NumRetries:       p.int("num_retries", values.NumRetries),
 		AllowedFails:     p.int("allowed_fails", values.AllowedFails),
+		RoutingStrategy:  values.RoutingStrategy,
 	}
 	err := withParseErrors(p.err, a.validateStruct(&in))
 	if err == nil {
-		err = a.store.PutPoolSetting(r.Context(), &models.PoolSetting{
-			PublicName:       name,
-			StickyTTLSeconds: in.StickyTTLSeconds,
-			NumRetries:       in.NumRetries,
-			AllowedFails:     in.AllowedFails,
-		})
+		ps := in.poolSettingOf(name)
+		err = a.store.PutPoolSetting(r.Context(), &ps)
 	}
 	a.edited(w, r, err, &inlineEdit{publicName: name, field: "settings", settings: values})
 }
@@ -44,11 +43,37 @@ func (a *App) setPoolSettingsForm(w http.ResponseWriter, r *http.Request) {
 // poolSettingsFormOf is a pool's stored settings as its form shows them.
 func poolSettingsFormOf(p *models.PoolSetting) views.PoolSettingsForm {
 	if p == nil {
-		return views.PoolSettingsForm{}
+		return views.PoolSettingsForm{Strategies: strategyOptions()}
 	}
 	return views.PoolSettingsForm{
 		StickyTTLSeconds: optionalInt(p.StickyTTLSeconds),
 		NumRetries:       optionalInt(p.NumRetries),
 		AllowedFails:     optionalInt(p.AllowedFails),
+		RoutingStrategy:  p.RoutingStrategy,
+		Strategies:       strategyOptions(),
 	}
+}
+
+// strategyHelp says what each routing strategy picks by, as the settings
+// form and the pool status page word it.
+var strategyHelp = map[string]string{
+	models.StrategySimpleShuffle: "by weight",
+	models.StrategyLatencyBased:  "lowest recent latency",
+	models.StrategyLeastBusy:     "fewest requests in flight",
+	models.StrategyUsageBased:    "most rpm/tpm headroom this minute",
+	models.StrategyCostBased:     "cheapest input + output price",
+}
+
+// strategyOptions are the settings form's strategies; the default's value
+// is blank, as it is stored.
+func strategyOptions() []views.Option {
+	opts := make([]views.Option, 0, len(models.RoutingStrategies))
+	for _, s := range models.RoutingStrategies {
+		o := views.Option{Value: s, Label: s + ": " + strategyHelp[s]}
+		if s == models.StrategySimpleShuffle {
+			o = views.Option{Value: "", Label: s + " (default): " + strategyHelp[s]}
+		}
+		opts = append(opts, o)
+	}
+	return opts
 }

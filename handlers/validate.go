@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -29,10 +30,15 @@ func newValidator() *validator.Validate {
 		"baseurl":        isBaseURL,
 		"budgetduration": isBudgetDuration,
 		"singleline":     isSingleLine,
+		"strategy":       isRoutingStrategy,
 	} {
 		if err := v.RegisterValidation(tag, func(fl validator.FieldLevel) bool { return fn(fl.Field().String()) }); err != nil {
 			panic(err) // only for a malformed tag name, fixed at compile time
 		}
+	}
+	// A model entry's limit of 0 would let nothing through: no limit is null.
+	if err := v.RegisterValidation("ratelimit", func(fl validator.FieldLevel) bool { return fl.Field().Int() > 0 }); err != nil {
+		panic(err)
 	}
 	return v
 }
@@ -95,6 +101,10 @@ func validationMessage(fe validator.FieldError) string {
 		return "must not contain control characters or line breaks"
 	case "printascii":
 		return "must be printable ASCII"
+	case "strategy":
+		return "must be one of: " + strings.Join(models.RoutingStrategies, ", ")
+	case "ratelimit":
+		return "must be 1 or more (null is no limit)"
 	}
 	return fmt.Sprintf("is invalid (%s)", fe.Tag())
 }
@@ -126,6 +136,9 @@ func isBaseURL(s string) bool {
 
 // isBudgetDuration accepts a budget reset period: 30s, 30m, 12h, 7d, 1mo.
 func isBudgetDuration(s string) bool { return models.ValidBudgetPeriod(s) }
+
+// isRoutingStrategy accepts a pool's routing strategy by its name.
+func isRoutingStrategy(s string) bool { return slices.Contains(models.RoutingStrategies, s) }
 
 func isSingleLine(s string) bool {
 	return !strings.ContainsFunc(s, unicode.IsControl)

@@ -39,6 +39,10 @@ type PoolGroup struct {
 	// AddURL opens the add form with this pool's public name filled in.
 	AddURL   string
 	Settings PoolSettingsForm
+	// Strategy is the pool's routing strategy when it is not the default,
+	// StrategyHelp what it picks by.
+	Strategy     string
+	StrategyHelp string
 }
 
 // PoolSettingsForm is a pool's settings on its card: the values as stored
@@ -48,7 +52,10 @@ type PoolSettingsForm struct {
 	StickyTTLSeconds string
 	NumRetries       string
 	AllowedFails     string
-	Errors           map[string]string
+	// RoutingStrategy is "" for the default, simple-shuffle.
+	RoutingStrategy string
+	Strategies      []Option
+	Errors          map[string]string
 }
 
 // PoolEntry is one row of a group: the entry, its planned share and the
@@ -100,7 +107,15 @@ type PoolStatusPage struct {
 	CSRFToken string
 	// NotServed: no member is enabled.
 	NotServed bool
-	Members   []PoolStatusMember
+	// Strategy is the routing strategy the pool is served by, StrategyHelp
+	// what it picks by; Decides names the column it decides on ("weight",
+	// "latency", "in-flight", "minute", "price").
+	Strategy     string
+	StrategyHelp string
+	Decides      string
+	// Tiered: the members are in more than one tier.
+	Tiered  bool
+	Members []PoolStatusMember
 	// Checked is set on the answer to Check now: when it ran and how many
 	// members it called.
 	Checked string
@@ -156,6 +171,19 @@ type PoolStatusMember struct {
 	Check *MemberCheck
 	// Uncheckable says why Check now skips the member (a wildcard pattern).
 	Uncheckable string
+	// Tier is the member's priority, lower first.
+	Tier string
+	// Requests and Tokens are this minute's usage against the limits:
+	// "42/60 req", "1.2k tok" without a limit of its own; both "" for a
+	// member without limits, whose usage is not counted.
+	Requests string
+	Tokens   string
+	AtLimit  bool
+	InFlight string
+	// Latency is the moving average, "" without a recent sample.
+	Latency string
+	// Price is input + output, USD per million tokens.
+	Price string
 }
 
 // MemberCheck is a member's last live check.

@@ -60,6 +60,10 @@ type ModelEntry struct {
 	Reserve bool
 	// Cooling is the member's live cooldown, nil when it is not cooling.
 	Cooling *Cooling
+	// Tier is its priority ("tier 0"); Limits its rate limits
+	// ("60 rpm · 100k tpm"), "" when it has none.
+	Tier   string
+	Limits string
 }
 
 // Cooling is a member's live cooldown, as the proxy holds it now.
@@ -101,6 +105,9 @@ type ModelEntryValues struct {
 	ContextWindow   string
 	InputPrice      string
 	OutputPrice     string
+	RPMLimit        string
+	TPMLimit        string
+	Priority        string
 	// Enabled is the edit form's checkbox; the add form always enables.
 	Enabled bool
 }

@@ -22,10 +22,12 @@ const importUsage = `gateway import litellm: create what a LiteLLM proxy config.
 Usage:
   gateway import litellm FILE [--dry-run] [--admin-url URL] [--master-key KEY]
 
-It reads model_list (providers and model entries), router_settings (every
-imported pool's retries, allowed fails and routing strategy; timeout
-becomes each new entry's, while cooldown_time is left to the upstreams'
-retry-after) and the fallbacks of the three kinds,
+It reads model_list (providers and model entries; rpm and tpm become an
+entry's limits, order its tier, an entry without one coming after those with
+one as in LiteLLM), router_settings (every imported pool's retries, allowed
+fails and routing strategy; timeout becomes each new entry's, while
+cooldown_time is left to the upstreams' retry-after) and the fallbacks of
+the three kinds,
 resolves os.environ/VAR from the environment, and creates what the gateway
 does not have yet through its management API. An entry is the same when its
 public name, provider and upstream model are: a second run creates nothing.

@@ -19,8 +19,9 @@ import (
 // answers with their last four characters (<field>_last4).
 var secretFields = []string{"api_key", "aws_secret_access_key", "aws_session_token", "credentials_json"}
 
-// newerFields are the fields of the contract an older gateway may not take
-// yet ("unknown field"): the import goes on without them and says so.
+// newerFields are the fields of the contract a gateway from before tiers,
+// limits and strategies does not take ("unknown field"): against one the
+// import goes on without them and says so. This gateway takes them all.
 var newerFields = map[string]bool{"rpm_limit": true, "tpm_limit": true, "priority": true, "routing_strategy": true}
 
 // importer applies one plan.

@@ -102,6 +102,7 @@ func planLiteLLM(raw []byte, getenv func(string) string, readFile func(string) (
 	settings := newYAMLFields("litellm_settings", pickRaw(top, "litellm_settings"), pl.env, &pl.errs)
 	pl.readDefaults(router, settings)
 	pl.readModelList(top)
+	pl.placeUnordered()
 	pl.readPools(router, settings)
 	pl.readFallbacks(router, settings)
 	general := newYAMLFields("general_settings", pickRaw(top, "general_settings"), pl.env, &pl.errs)
@@ -210,20 +211,35 @@ func (pl *litellmPlanner) readEntry(source string, raw any) {
 	pl.plan.Entries = append(pl.plan.Entries, plannedEntry{Source: source, Provider: pl.provider(r), Body: body})
 }
 
+// maxPriority is the highest tier the gateway takes (priority -1000..1000).
+const maxPriority = 1000
+
 // entryLimits: rpm and tpm (in litellm_params or beside them), weight,
 // order, timeout and the entry's own cooldown_time.
 func (pl *litellmPlanner) entryLimits(body map[string]any, e, p *yamlFields) {
 	for _, l := range []struct{ key, field string }{{"rpm", "rpm_limit"}, {"tpm", "tpm_limit"}} {
-		if n, ok := p.whole(l.key, 0); ok {
-			body[l.field] = *n
-		} else if n, ok := e.whole(l.key, 0); ok {
+		at := p.where + "." + l.key
+		n, ok := p.whole(l.key, 0)
+		if !ok {
+			at = e.where + ": " + l.key
+			n, ok = e.whole(l.key, 0)
+		}
+		switch {
+		case !ok:
+		case *n == 0:
+			// LiteLLM never picks it; the gateway's limits are 1 or more.
+			pl.unmapped(at + ": 0 lets no request through, and the gateway's limits are 1 or more " +
+				"(null is no limit): disable the entry to keep it out")
+		default:
 			body[l.field] = *n
 		}
 	}
 	if w, ok := p.number("weight"); ok {
 		body["weight"] = w
 	}
-	if o, ok := p.whole("order", 0); ok {
+	if o, ok := p.whole("order", 0); ok && *o > maxPriority {
+		p.fail("order", "want a whole number of at most %d (the gateway's last tier), got %d", maxPriority, *o)
+	} else if ok {
 		body["priority"] = *o
 	}
 	if t, ok := p.whole("timeout", 1); ok {
@@ -233,6 +249,29 @@ func (pl *litellmPlanner) entryLimits(body map[string]any, e, p *yamlFields) {
 	}
 	if c, ok := p.whole("cooldown_time", 0); ok {
 		body["cooldown_seconds"] = *c
+	}
+}
+
+// placeUnordered: LiteLLM routes a deployment without an order only while
+// every one of its model name with an order is out (it keeps the lowest
+// order among the healthy ones), so in a pool where some entries have a
+// priority, the others become the tier after the highest. At the last tier
+// already they share it.
+func (pl *litellmPlanner) placeUnordered() {
+	highest := map[string]int{}
+	for _, e := range pl.plan.Entries {
+		if p, ok := e.Body["priority"].(int); ok {
+			name := e.Body["public_name"].(string)
+			if h, seen := highest[name]; !seen || p > h {
+				highest[name] = p
+			}
+		}
+	}
+	for _, e := range pl.plan.Entries {
+		h, ordered := highest[e.Body["public_name"].(string)]
+		if _, has := e.Body["priority"]; ordered && !has {
+			e.Body["priority"] = min(h+1, maxPriority)
+		}
 	}
 }
 

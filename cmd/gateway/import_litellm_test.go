@@ -304,6 +304,8 @@ func TestImportPlanErrors(t *testing.T) {
 			[]string{"vertex_credentials: not a service account key"}},
 		{"rpm not a number", "model_list:\n  - model_name: m\n    litellm_params: {model: openai/x, api_key: k, rpm: lots}\n",
 			[]string{"litellm_params.rpm: want a number"}},
+		{"order past the last tier", "model_list:\n  - model_name: m\n    litellm_params: {model: openai/x, api_key: k, order: 1001}\n",
+			[]string{"litellm_params.order: want a whole number of at most 1000 (the gateway's last tier), got 1001"}},
 		{"fallbacks not a list", "model_list: []\nrouter_settings:\n  fallbacks: 3\n",
 			[]string{"router_settings.fallbacks: want a list"}},
 		{"no model_list", "router_settings: {num_retries: 2}\n", []string{"no model_list"}},
@@ -321,5 +323,53 @@ func TestImportPlanErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestImportPlanTiersAndLimits: LiteLLM's order becomes the tier, an entry
+// without one going after those with one in its pool (LiteLLM routes it only
+// while they are out), and a limit of 0, which the gateway does not take,
+// is listed rather than sent.
+func TestImportPlanTiersAndLimits(t *testing.T) {
+	config := `model_list:
+  - model_name: tiered
+    litellm_params: {model: openai/unordered, api_key: k}
+  - model_name: tiered
+    litellm_params: {model: openai/second, api_key: k, order: 2}
+  - model_name: tiered
+    litellm_params: {model: openai/first, api_key: k, order: 1, rpm: 0}
+  - model_name: flat
+    litellm_params: {model: openai/flat, api_key: k, tpm: 5000}
+    rpm: 0
+  - model_name: last
+    litellm_params: {model: openai/at-the-end, api_key: k, order: 1000}
+  - model_name: last
+    litellm_params: {model: openai/after-it, api_key: k}
+`
+	plan, err := planLiteLLM([]byte(config), getenvOf(nil), os.ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range plan.Entries {
+		got = append(got, jsonOf(t, e.Body))
+	}
+	want := []string{
+		`{"priority":3,"public_name":"tiered","upstream_model":"unordered"}`,
+		`{"priority":2,"public_name":"tiered","upstream_model":"second"}`,
+		`{"priority":1,"public_name":"tiered","upstream_model":"first"}`,
+		`{"public_name":"flat","tpm_limit":5000,"upstream_model":"flat"}`,
+		`{"priority":1000,"public_name":"last","upstream_model":"at-the-end"}`,
+		`{"priority":1000,"public_name":"last","upstream_model":"after-it"}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("entries\n got %s\nwant %s", got, want)
+	}
+	wantUnmapped := []string{
+		"model_list[2] (tiered): litellm_params.rpm: 0 lets no request through, and the gateway's limits are 1 or more (null is no limit): disable the entry to keep it out",
+		"model_list[3] (flat): rpm: 0 lets no request through, and the gateway's limits are 1 or more (null is no limit): disable the entry to keep it out",
+	}
+	if !slices.Equal(plan.Unmapped, wantUnmapped) {
+		t.Errorf("unmapped\n got %q\nwant %q", plan.Unmapped, wantUnmapped)
 	}
 }

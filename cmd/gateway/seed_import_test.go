@@ -73,13 +73,30 @@ func TestImportSeedConfigServes(t *testing.T) {
 		if !t.Run("import", func(t *testing.T) {
 			r := cli(env, "import", "litellm", file)
 			r.wantOK(t, "Created 8 providers and 8 model entries; set 5 pool settings and 3 fallback lists.")
-			// Left out, each said: the router's cooldown_time (retry-after
-			// rules), and routing_strategy on a gateway that does not take it
-			// yet (simple-shuffle is what it does anyway). Nothing else.
+			// Left out, and said: the router's cooldown_time (retry-after
+			// rules). Nothing else; the strategy and limits are applied.
 			for _, line := range strings.Split(r.stdout, "\n") {
 				if strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "  created") && !strings.HasPrefix(line, "  set") &&
-					!strings.HasPrefix(line, "  router_settings.cooldown_time: 30 s ") && !strings.HasPrefix(line, "  routing_strategy: ") {
+					!strings.HasPrefix(line, "  router_settings.cooldown_time: 30 s ") {
 					t.Errorf("not imported: %s", line)
+				}
+			}
+			if strings.Contains(r.stdout, "Not applied") {
+				t.Errorf("the report says something was not applied:\n%s", r.stdout)
+			}
+			s := readState(t, g)
+			for _, p := range s.pools {
+				if p["routing_strategy"] != "simple-shuffle" || p["num_retries"] != 2.0 {
+					t.Errorf("pool %v, want router_settings' simple-shuffle and 2 retries", p)
+				}
+			}
+			for _, e := range s.entries {
+				want := any(nil)
+				if e["public_name"] == "gemini/gemini-2.5-flash" {
+					want = 1000.0
+				}
+				if got, ok := e["rpm_limit"]; !ok || got != want || e["priority"] != 0.0 {
+					t.Errorf("entry %v %v: rpm_limit %v priority %v, want %v and 0", e["public_name"], e["upstream_model"], got, e["priority"], want)
 				}
 			}
 		}) {
