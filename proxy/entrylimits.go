@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -21,6 +22,7 @@ type entryWindow struct {
 type entryClaim struct {
 	minute, tokens int64
 	held           bool
+	shared         bool // in Redis too
 }
 
 func unixMinute(now time.Time) int64 { return now.Unix() / 60 }
@@ -36,11 +38,14 @@ func (w *entryWindow) rollTo(minute int64) {
 	}
 }
 
-// usage is this minute's requests and tokens.
+// usage is the requests and tokens of now's minute (none when the window
+// counts another).
 func (w *entryWindow) usage(now time.Time) (reqs, tokens int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.rollTo(unixMinute(now))
+	if w.minute != unixMinute(now) {
+		return 0, 0
+	}
 	return w.reqs, w.tokens
 }
 
@@ -61,9 +66,10 @@ func (m *member) limited() bool { return m.rpmLimit > 0 || m.tpmLimit > 0 }
 
 // claim counts one request and its estimated tokens on the member's window,
 // unless the member is at a limit (another request may have taken the last
-// place since the candidates were drawn up).
-func (m *member) claim(now time.Time, estimate int) (entryClaim, bool) {
-	if !m.limited() {
+// place since the candidates were drawn up). A member without limits is
+// counted only when count says its usage matters (usage-based routing).
+func (m *member) claim(now time.Time, estimate int, count bool) (entryClaim, bool) {
+	if !count && !m.limited() {
 		return entryClaim{}, true
 	}
 	w := &m.state.window
@@ -77,6 +83,40 @@ func (m *member) claim(now time.Time, estimate int) (entryClaim, bool) {
 	w.reqs++
 	w.tokens += int64(estimate)
 	return entryClaim{minute: minute, tokens: int64(estimate), held: true}, true
+}
+
+// claimFor takes the member's place in the limits shared with the other
+// replicas when Redis is up and the member has limits, in one round trip,
+// and mirrors the minute's use over every replica into the local window
+// (so the next candidates leave out a member the others filled). Without
+// Redis, or when it does not answer, the local window decides.
+func (s *Server) claimFor(m *member, now time.Time, estimate int, count bool) (entryClaim, bool) {
+	if s.cluster == nil || !m.limited() || !s.cluster.Up() {
+		return m.claim(now, estimate, count)
+	}
+	minute := unixMinute(now)
+	ok, use, err := s.cluster.ClaimEntry(context.Background(), m.id, minute, m.rpmLimit, m.tpmLimit, int64(estimate))
+	if err != nil {
+		return m.claim(now, estimate, count)
+	}
+	w := &m.state.window
+	w.mu.Lock()
+	w.rollTo(minute)
+	w.reqs, w.tokens = use.Requests, use.Tokens
+	w.mu.Unlock()
+	if !ok {
+		return entryClaim{}, false
+	}
+	return entryClaim{minute: minute, tokens: int64(estimate), held: true, shared: true}, true
+}
+
+// settleFor settles an attempt's claim here and, when it was shared, in
+// Redis (without waiting).
+func (s *Server) settleFor(m *member, c entryClaim, used int64) {
+	m.settle(c, used)
+	if c.shared && s.cluster != nil {
+		s.cluster.SettleEntry(m.id, c.minute, used-c.tokens)
+	}
 }
 
 // settle replaces the estimate held by c with the tokens the attempt used

@@ -53,5 +53,11 @@ func lowestTier(candidates []*member) []*member {
 	if len(candidates) < 2 {
 		return candidates
 	}
-	return keepBest(candidates, func(m *member) float64 { return float64(m.priority) })
+	first := candidates[0].priority
+	for _, m := range candidates[1:] {
+		if m.priority != first {
+			return keepBest(candidates, func(m *member) float64 { return float64(m.priority) })
+		}
+	}
+	return candidates
 }

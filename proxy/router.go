@@ -206,8 +206,9 @@ func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
 			candidates = append(candidates, m)
 		}
 	}
+	count := rt.pool.settings.strategy == strategyUsageBased
 	if m := rq.bound(rt, candidates, now); m != nil {
-		if c, ok := m.claim(now, rq.estimate); ok {
+		if c, ok := rq.s.claimFor(m, now, rq.estimate, count); ok {
 			rq.claim = c
 			return m
 		}
@@ -215,7 +216,7 @@ func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
 	for len(candidates) > 0 {
 		tier := lowestTier(candidates)
 		m := rt.pool.settings.strategy.choose(tier, now)
-		if c, ok := m.claim(now, rq.estimate); ok {
+		if c, ok := rq.s.claimFor(m, now, rq.estimate, count); ok {
 			rq.claim = c
 			return m
 		}
@@ -401,7 +402,7 @@ func (rq *routing) settleClaim(m *member, f *failure) {
 	if f == nil {
 		used = rq.x.row.InputTokens + rq.x.row.OutputTokens
 	}
-	m.settle(rq.claim, used)
+	rq.s.settleFor(m, rq.claim, used)
 	rq.claim = entryClaim{}
 }
 

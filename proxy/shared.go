@@ -274,3 +274,41 @@ func (s *Server) SharedState() (configured, up bool) {
 	}
 	return true, s.cluster.Up()
 }
+
+// busyInterval is how often replicas exchange their requests in flight per
+// entry, for least-busy routing.
+const busyInterval = 200 * time.Millisecond
+
+// FollowBusy, with Redis, publishes this replica's requests in flight per
+// entry every busyInterval and mirrors the other replicas', until ctx
+// ends: least-busy routing then counts the whole cluster's, at most about
+// an interval old. Without Redis it returns at once; while Redis is down the
+// others' counts are dropped, not kept stale.
+func (s *Server) FollowBusy(ctx context.Context) {
+	if s.cluster == nil {
+		return
+	}
+	t := time.NewTicker(busyInterval)
+	defer t.Stop()
+	mine := map[int64]int64{}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		clear(mine)
+		for id, st := range s.states.all() {
+			if n := st.inflight.Load(); n > 0 {
+				mine[id] = n
+			}
+		}
+		others, err := s.cluster.ExchangeBusy(ctx, mine)
+		if err != nil {
+			others = nil
+		}
+		for id, st := range s.states.all() {
+			st.remoteBusy.Store(others[id])
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -254,6 +255,13 @@ func (s *memberStates) get(id int64) *memberState {
 		s.byID[id] = st
 	}
 	return st
+}
+
+// all returns every deployment's state, by id.
+func (s *memberStates) all() map[int64]*memberState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.byID)
 }
 
 // cooldowns returns the members cooling down at now.

@@ -64,8 +64,10 @@ func (st strategy) choose(candidates []*member, now time.Time) *member {
 // chooses among. It neither locks (beyond a limited member's window) nor
 // allocates.
 func (st strategy) narrow(candidates []*member, now time.Time) []*member {
-	candidates = withoutReserves(candidates)
-	if len(candidates) < 2 {
+	if st == strategySimpleShuffle || len(candidates) < 2 {
+		return candidates // the shuffle keeps reserves aside itself
+	}
+	if candidates = withoutReserves(candidates); len(candidates) < 2 {
 		return candidates
 	}
 	switch st {

@@ -113,6 +113,7 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (_ *Gatewa
 	g.background.Go(func() { pruneLogs(g.backgroundCtx, g.Store, logger) })
 	g.background.Go(func() { admin.RunBackgroundChecks(g.backgroundCtx) })
 	g.background.Go(func() { g.proxy.FollowSpend(g.backgroundCtx, spendRefreshInterval) })
+	g.background.Go(func() { g.proxy.FollowBusy(g.backgroundCtx) })
 	logger.Info("gateway started", "proxy", "http://"+g.ProxyAddr(), "admin", "http://"+g.AdminAddr(), "database", g.db.Dialect)
 	return g, nil
 }

@@ -45,6 +45,7 @@ type Options struct {
 type Cluster struct {
 	rdb     *redis.Client
 	keys    keyspace
+	replica string // this replica's name among the others
 	log     *slog.Logger
 	mirror  Mirror
 	timeout time.Duration
@@ -108,6 +109,7 @@ func New(opts Options) (*Cluster, error) {
 	return &Cluster{
 		rdb:      redis.NewClient(ro),
 		keys:     newKeyspace(opts.Namespace),
+		replica:  newReplicaID(),
 		log:      logger.With("component", "cluster"),
 		mirror:   opts.Mirror,
 		timeout:  timeout,
