@@ -108,13 +108,17 @@ func poolStatusPageOf(st poolStatusJSON, csrf string, now time.Time) views.PoolS
 		Decides:    strategyDecides[st.RoutingStrategy],
 	}
 	p.StrategyHelp = strategyHelp[p.Strategy]
-	for _, m := range st.Members {
-		p.Tiered = p.Tiered || m.Priority != 0
-		p.Limited = p.Limited || m.RPMLimit != nil || m.TPMLimit != nil
-	}
+	// usage-based routing counts every member's usage, the others only the
+	// usage of members with a limit.
+	counted := p.Decides == "minute"
 	for _, m := range st.Members {
 		p.NotServed = p.NotServed && !m.Enabled
+		p.Tiered = p.Tiered || m.Priority != 0
+		p.Limited = p.Limited || counted || m.RPMLimit != nil || m.TPMLimit != nil
 		v := poolStatusMemberOf(m, now)
+		if counted && v.Requests == "" {
+			v.Requests, v.Tokens = usageText(m.RequestsMinute, nil, "req"), usageText(m.TokensMinute, nil, "tok")
+		}
 		if v.CoolingDown {
 			v.EndCooldownURL = fmt.Sprintf("%s/members/%d/end-cooldown", p.URL, m.ID)
 			v.CSRFToken = csrf
@@ -206,7 +210,8 @@ func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember 
 		InFlight:       countText(m.InFlight),
 		Price:          formatNumber(m.Price),
 	}
-	// The proxy counts a minute's usage only for members with a limit.
+	// The proxy counts a minute's usage of the members with a limit (and,
+	// under usage-based routing, of every member: see poolStatusPageOf).
 	if m.RPMLimit != nil || m.TPMLimit != nil {
 		v.Requests = usageText(m.RequestsMinute, m.RPMLimit, "req")
 		v.Tokens = usageText(m.TokensMinute, m.TPMLimit, "tok")

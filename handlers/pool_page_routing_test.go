@@ -66,8 +66,22 @@ func TestPoolStatusPageStrategyAndLimits(t *testing.T) {
 		if got := text(doc, "decides"); got != "In flight" {
 			t.Errorf("least-busy decides on %q, want In flight", got)
 		}
+		// usage-based counts the usage of members without a limit too.
+		if rec := e.api(t, "PUT", "/api/pools/tiered", `{"routing_strategy":"usage-based"}`); rec.Code != http.StatusOK {
+			t.Fatalf("PUT: %d %s", rec.Code, rec.Body)
+		}
+		if status, _ := e.chat(t, "tiered"); status != http.StatusOK {
+			t.Fatalf("chat: %d", status)
+		}
+		doc = parseHTML(t, br.get("/pools/tiered"))
+		if got := text(doc, "decides"); got != "This minute" {
+			t.Errorf("usage-based decides on %q, want This minute", got)
+		}
+		if got := ppText(ppMembers(doc)["second"], "member-requests"); got != "1 req" {
+			t.Errorf("second, counted under usage-based: requests %q, want 1 req", got)
+		}
 		// The Models page badges a pool off the default strategy.
-		if got := text(mpGroup(parseHTML(t, br.get("/models")), "tiered"), "pool-strategy"); got != "least-busy" {
+		if got := text(mpGroup(parseHTML(t, br.get("/models")), "tiered"), "pool-strategy"); got != "usage-based" {
 			t.Errorf("Models page strategy badge = %q", got)
 		}
 	})
