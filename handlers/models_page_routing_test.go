@@ -82,6 +82,9 @@ func TestModelsPageTiersLimitsStrategy(t *testing.T) {
 		if got := text(g, "error-routing_strategy"); got != "must be one of: simple-shuffle, latency-based, least-busy, usage-based, cost-based" {
 			t.Errorf("error = %q", got)
 		}
+		if n := g.Find(`[data-testid="input-routing_strategy"] option`).Length(); n != len(models.RoutingStrategies) {
+			t.Errorf("the refused form offers %d strategies, want %d", n, len(models.RoutingStrategies))
+		}
 		wantStoredStrategy(t, s, "tiered", "latency-based")
 		if e.reloader.n.Load() != reloads {
 			t.Error("a refused form reloaded")
