@@ -18,6 +18,10 @@ import (
 type memberState struct {
 	coolUntil  atomic.Int64 // unix nanoseconds; 0 or past: not cooling down
 	coolReason atomic.Pointer[string]
+	// Every pick reads coolUntil; what follows is written by every request.
+	// Apart on their own cache lines, the writes of requests in flight do not
+	// make every other pick on this member wait for the line.
+	_ [48]byte
 
 	// What the routing strategies decide on: requests in flight here and,
 	// with Redis, on the other replicas (a mirror); the moving average of
