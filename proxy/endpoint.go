@@ -53,7 +53,8 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, x *exchan
 	if err != nil {
 		return err
 	}
-	rq := &routing{s: s, w: w, r: r, x: x, snap: snap, model: req.model, estimate: estimatePromptTokens(req.body)}
+	rq := &routing{s: s, w: w, r: r, x: x, snap: snap, model: req.model, estimate: estimatePromptTokens(req.body),
+		generates: ep.kind == callGenerate}
 	rq.attempt = func(m *member, upstreamModel string) *failure {
 		if m.provider.err != nil {
 			// Not the member's fault, and another member may do: no cooldown.

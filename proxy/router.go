@@ -67,6 +67,9 @@ type routing struct {
 	// routed; only members taking the caller's protocol as is are left.
 	nativeOnly bool
 	claim      entryClaim // the attempt's place in its member's limits
+	// generates: the request asks for an answer (not token counts, not
+	// embeddings), so its latency is one latency-based routing compares.
+	generates bool
 }
 
 // serve routes the request: its own pool first, then the fallbacks the
@@ -376,7 +379,9 @@ func (rq *routing) keepBooks(m *member, rt route, set poolSettings, f *failure, 
 	if f == nil {
 		o.tokensIn, o.tokensOut, o.costUSD = x.row.InputTokens, x.row.OutputTokens, x.row.CostUSD
 		m.state.countSuccess(now)
-		m.state.observeLatency(now, x.latencySample(latency, now))
+		if rq.generates {
+			m.state.observeLatency(now, x.latencySample(latency, now))
+		}
 		if set.stickyTTL > 0 {
 			s.bindAfterSuccess(rt.pool.Name, m.id, set.stickyTTL, now)
 		}

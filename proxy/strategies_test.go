@@ -273,3 +273,34 @@ func TestEntryTokenLimitEndToEnd(t *testing.T) {
 		t.Errorf("tokens this minute %d; want %d (the answers' usage)", st.Members[0].TokensMinute, 2*perRequest)
 	}
 }
+
+// TestLatencyOnlyFromAnswers: token counts (answered by the gateway itself
+// for an OpenAI member, as Claude Code asks for them) and embeddings do not
+// feed latency-based routing's average; answers do.
+func TestLatencyOnlyFromAnswers(t *testing.T) {
+	e, clock := newRouterEnv(t)
+	e.addDeployment(models.Deployment{PublicName: "p", UpstreamModel: "m-one", Weight: ptr(1.0)})
+	e.setPool("p", models.PoolSetting{RoutingStrategy: models.StrategyLatencyBased})
+	e.reload()
+	e.scriptLatency(clock, map[string]time.Duration{"m-one": 20 * time.Millisecond})
+	if m, resp, body := e.servedBy("p"); m != "m-one" {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	latency := func() float64 {
+		st, _ := e.proxy.PoolStatus("p", nil)
+		return st.Members[0].LatencyMS
+	}
+	if got := latency(); got != 20 {
+		t.Fatalf("latency after one 20 ms answer: %v ms", got)
+	}
+	req, _ := http.NewRequest("POST", e.gw.URL+"/v1/messages/count_tokens",
+		strings.NewReader(`{"model":"p","messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("x-api-key", e.key)
+	req.Header.Set("anthropic-version", "2023-06-01")
+	if resp, body := e.do(req); resp.StatusCode != http.StatusOK {
+		t.Fatalf("count_tokens: %d %s", resp.StatusCode, body)
+	}
+	if got := latency(); got != 20 {
+		t.Fatalf("a token count answered at once moved the average to %v ms", got)
+	}
+}
