@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -77,27 +76,11 @@ func TestRedisEntryLimitOverTwoReplicas(t *testing.T) {
 	}
 }
 
-// servedMember is one member in GET /api/pools/{name}/status, as far as
-// these tests read it.
-type servedMember struct {
-	Provider     string  `json:"provider"`
-	Priority     int     `json:"priority"`
-	PlannedShare float64 `json:"planned_share"`
-	InFlight     int64   `json:"in_flight"`
-}
-
 // servedMembers is g's pool status, by provider.
-func servedMembers(t *testing.T, g *Gateway, pool string) map[string]servedMember {
+func servedMembers(t *testing.T, g *Gateway, pool string) map[string]memberStatus {
 	t.Helper()
-	status, b := api(t, g, "GET", "/api/pools/"+pool+"/status", nil)
-	var st struct {
-		Members []servedMember `json:"members"`
-	}
-	if err := json.Unmarshal(b, &st); status != http.StatusOK || err != nil {
-		t.Fatalf("pool status: %d %s", status, b)
-	}
-	out := map[string]servedMember{}
-	for _, m := range st.Members {
+	out := map[string]memberStatus{}
+	for _, m := range poolMembers(t, g, pool) {
 		out[m.Provider] = m
 	}
 	return out

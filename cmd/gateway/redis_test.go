@@ -254,9 +254,13 @@ func setupQuotaPool(t *testing.T, g *Gateway) *quotaPool {
 // memberStatus is one member in GET /api/pools/{name}/status.
 type memberStatus struct {
 	ID            int64      `json:"id"`
+	Provider      string     `json:"provider"`
 	CoolingDown   bool       `json:"cooling_down"`
 	CooldownUntil *time.Time `json:"cooldown_until"`
 	Share         float64    `json:"share"`
+	PlannedShare  float64    `json:"planned_share"`
+	Priority      int        `json:"priority"`
+	InFlight      int64      `json:"in_flight"`
 }
 
 func poolMembers(t *testing.T, g *Gateway, name string) map[int64]memberStatus {
