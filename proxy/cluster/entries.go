@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"strconv"
 	"time"
 
@@ -47,20 +48,18 @@ func (c *Cluster) ClaimEntry(ctx context.Context, id, minute, rpm, tpm, tokens i
 	ctx, cancel := c.commandContext(ctx)
 	defer cancel()
 	res, err := claimEntryScript.Run(ctx, c.rdb, []string{c.keys.entryMinute(id, minute)}, rpm, tpm, tokens).Int64Slice()
-	if err != nil || len(res) < 3 {
+	if err != nil {
 		c.failed(err)
-		return false, use, cmpErr(err)
+		return false, use, err
+	}
+	if len(res) < 3 {
+		return false, use, errShortAnswer
 	}
 	return res[0] == 1, EntryUse{Requests: res[1], Tokens: res[2]}, nil
 }
 
-// cmpErr is err, or a generic one for a malformed answer.
-func cmpErr(err error) error {
-	if err != nil {
-		return err
-	}
-	return ErrDown
-}
+// errShortAnswer: a script answered with fewer values than it returns.
+var errShortAnswer = errors.New("cluster: short answer from a script")
 
 // SettleEntry corrects the tokens an attempt held on an entry's minute by
 // delta (used less estimated), without waiting.
