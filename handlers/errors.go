@@ -88,7 +88,7 @@ func errorStatus(err error) (int, string) {
 		return http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", tooLarge.Limit)
 	case errors.Is(err, errUnauthenticated):
 		status = http.StatusUnauthorized
-	case errors.Is(err, errCSRF):
+	case errors.Is(err, errCSRF), errors.Is(err, errForbidden):
 		status = http.StatusForbidden
 	case errors.Is(err, errThrottled):
 		status = http.StatusTooManyRequests

@@ -96,7 +96,7 @@ func newTestAppWith(t *testing.T, s *models.Store, rt *proxy.Server) *testApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateAdminUser(context.Background(), "admin", testAdminPassword); err != nil {
+	if err := s.CreateAdminUser(context.Background(), &models.AdminUser{Username: "admin", Role: models.RoleOwner}, testAdminPassword); err != nil {
 		t.Fatal(err)
 	}
 	return &testApp{app: app, store: s, reloader: reloader, logs: logs}

@@ -20,7 +20,12 @@ import (
 func (a *App) showLogin(w http.ResponseWriter, r *http.Request) {
 	s := a.loadSession(r)
 	next := safeNext(r.URL.Query().Get("next"))
-	if s.username() != "" {
+	admin, err := a.sessionAdmin(r, s)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	if admin != nil {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
@@ -67,20 +72,20 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 		a.loginThrottled(w, r, s, form, wait)
 		return
 	}
-	ok, err := a.checkPassword(r.Context(), username, password)
+	admin, err := a.checkPassword(r.Context(), username, password)
 	if err != nil {
 		a.throttle.forget(attempt)
 		a.loginFailed(w, r, s, form, err)
 		return
 	}
-	if !ok {
+	if admin == nil {
 		log.Warn("admin sign-in failed")
 		form.Error = "Wrong username or password."
 		a.renderLogin(w, r, s, http.StatusUnauthorized, form)
 		return
 	}
 	a.throttle.succeeded(attempt)
-	a.signIn(s, username)
+	a.signIn(s, admin)
 	if err := s.save(w, r); err != nil {
 		a.pageError(w, r, err)
 		return
@@ -89,18 +94,19 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// checkPassword compares the password in one of the throttle's few slots.
-func (a *App) checkPassword(ctx context.Context, username, password string) (bool, error) {
+// checkPassword compares the password in one of the throttle's few slots:
+// the admin, or nil for a wrong password.
+func (a *App) checkPassword(ctx context.Context, username, password string) (*models.AdminUser, error) {
 	release, err := a.throttle.acquire(ctx)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	defer release()
-	_, err = a.store.AuthenticateAdmin(ctx, username, password)
+	u, err := a.store.AuthenticateAdmin(ctx, username, password)
 	if errors.Is(err, models.ErrBadCredentials) {
-		return false, nil
+		return nil, nil
 	}
-	return err == nil, err
+	return u, err
 }
 
 // loginThrottled answers an attempt refused by the throttle.

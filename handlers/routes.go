@@ -5,118 +5,152 @@ import (
 	"net/http/pprof"
 )
 
-// routes lists every route of the admin listener.
+// route is one route of the admin listener: a page, an API endpoint or a
+// public one, and who may use it.
+type route struct {
+	pattern string
+	on      surface
+	access  access
+	handler http.HandlerFunc
+}
+
+// surface is where a route is: its sign-in check and how it refuses.
+type surface int
+
+const (
+	onPublic surface = iota
+	onPage           // the web app: a session, refused with a page
+	onAPI            // /api: the master key or a session, refused with JSON
+)
+
+// routes serves every route of routeTable.
 func (a *App) routes() http.Handler {
 	mux := http.NewServeMux()
-	page, api := a.requireAdmin, a.requireAPI
-
-	mux.HandleFunc("GET /healthz", a.healthz)
-	mux.Handle("GET /static/", a.staticFiles())
-
-	// Web app.
-	mux.HandleFunc("GET /login", a.showLogin)
-	mux.HandleFunc("POST /login", a.login)
-	mux.Handle("POST /logout", page(a.logout))
-	mux.Handle("GET /{$}", page(a.showDashboard))
-	mux.Handle("GET /models", page(a.showModels))
-	mux.Handle("POST /models", page(a.createModelEntry))
-	mux.Handle("POST /models/{id}/weight", page(a.setEntryWeight))
-	mux.Handle("POST /models/{id}/enabled", page(a.setEntryEnabled))
-	mux.Handle("POST /models/{id}/delete", page(a.deleteEntry))
-	mux.Handle("POST /models/fallbacks", page(a.setFallbacksForm))
-	mux.Handle("POST /models/pool-settings", page(a.setPoolSettingsForm))
-	mux.Handle("GET /settings", page(a.showSettingsPage))
-	mux.Handle("POST /settings", page(a.saveSettingsForm))
-	mux.Handle("GET /models/{id}/edit", page(a.showEntryEdit))
-	mux.Handle("GET /models/{id}/view", page(a.showEntryGroup))
-	mux.Handle("POST /models/{id}", page(a.updateEntryForm))
-	mux.Handle("GET /pools/{public_name}", page(a.showPoolPage))
-	mux.Handle("POST /pools/{public_name}/check", page(a.checkPoolPage))
-	mux.Handle("POST /pools/{public_name}/members/{id}/end-cooldown", page(a.endCooldownPage))
-	mux.Handle("POST /api/pools/{public_name}/check", api(a.checkPoolAPI))
-	mux.Handle("GET /providers", page(a.showProviders))
-	mux.Handle("POST /providers", page(a.createProviderPage))
-	mux.Handle("GET /providers/fields", page(a.showProviderFields))
-	mux.Handle("GET /providers/{id}/fields", page(a.showProviderFields))
-	mux.Handle("GET /providers/{id}/edit", page(a.showEditProvider))
-	mux.Handle("POST /providers/{id}", page(a.updateProviderPage))
-	mux.Handle("POST /providers/{id}/delete", page(a.deleteProviderPage))
-	mux.Handle("POST /providers/{id}/test", page(a.testProviderPage))
-	mux.Handle("GET /keys", page(a.showKeys))
-	mux.Handle("POST /keys", page(a.createKeyPage))
-	mux.Handle("POST /keys/{id}/revoke", page(a.revokeKeyPage))
-	mux.Handle("GET /keys/{id}/edit", page(a.showEditKey))
-	mux.Handle("POST /keys/{id}", page(a.updateKeyPage))
-	mux.Handle("POST /keys/{id}/delete", page(a.deleteKeyPage))
-	mux.Handle("GET /teams", page(a.showTeams))
-	mux.Handle("POST /teams", page(a.createTeamPage))
-	mux.Handle("GET /teams/{id}/edit", page(a.showEditTeam))
-	mux.Handle("POST /teams/{id}", page(a.updateTeamPage))
-	mux.Handle("POST /teams/{id}/delete", page(a.deleteTeamPage))
-	mux.Handle("GET /users", page(a.showUsers))
-	mux.Handle("POST /users", page(a.createUserPage))
-	mux.Handle("GET /users/{id}/edit", page(a.showEditUser))
-	mux.Handle("POST /users/{id}", page(a.updateUserPage))
-	mux.Handle("POST /users/{id}/delete", page(a.deleteUserPage))
-	mux.Handle("GET /logs", page(a.showLogs))
-	mux.Handle("GET /logs/{id}", page(a.showLogDetail))
-	mux.Handle("GET /sticky", page(a.showSticky))
-	mux.Handle("GET /sticky/members", page(a.showStickyMembers))
-	mux.Handle("POST /sticky", page(a.pinStickyPage))
-	mux.Handle("POST /sticky/clear", page(a.clearStickyPage))
-	mux.Handle("POST /sticky/clear-all", page(a.clearAllStickyPage))
-	// Users and teams in the management API (the rest is below).
-	mux.Handle("POST /api/users", api(a.createUser))
-	mux.Handle("GET /api/users", api(a.listUsers))
-	mux.Handle("PATCH /api/users/{id}", api(a.updateUser))
-	mux.Handle("DELETE /api/users/{id}", api(a.deleteUser))
-	mux.Handle("POST /api/teams", api(a.createTeam))
-	mux.Handle("GET /api/teams", api(a.listTeams))
-	mux.Handle("PATCH /api/teams/{id}", api(a.updateTeam))
-	mux.Handle("DELETE /api/teams/{id}", api(a.deleteTeam))
-	mux.Handle("/", page(a.notFound))
-
-	// Management API.
-	mux.Handle("POST /api/providers", api(a.createProvider))
-	mux.Handle("GET /api/providers", api(a.listProviders))
-	mux.Handle("PATCH /api/providers/{id}", api(a.updateProvider))
-	mux.Handle("DELETE /api/providers/{id}", api(a.deleteProvider))
-
-	mux.Handle("POST /api/models", api(a.createModelEntryAPI))
-	mux.Handle("GET /api/models", api(a.listModelEntries))
-	mux.Handle("PATCH /api/models/{id}", api(a.updateModelEntry))
-	mux.Handle("DELETE /api/models/{id}", api(a.deleteModelEntry))
-
-	mux.Handle("POST /api/keys", api(a.createKey))
-	mux.Handle("GET /api/keys", api(a.listKeys))
-	mux.Handle("PATCH /api/keys/{id}", api(a.updateKey))
-	mux.Handle("DELETE /api/keys/{id}", api(a.deleteKey))
-
-	mux.Handle("POST /api/fallbacks", api(a.setFallbacks))
-	mux.Handle("GET /api/fallbacks", api(a.listFallbacks))
-
-	mux.Handle("GET /api/pools", api(a.listPoolSettings))
-	mux.Handle("PUT /api/pools/{public_name}", api(a.putPoolSetting))
-	mux.Handle("GET /api/pools/{public_name}/status", api(a.showPoolStatus))
-	mux.Handle("DELETE /api/pools/{public_name}/cooldowns/{id}", api(a.endCooldown))
-
-	mux.Handle("GET /api/sticky", api(a.listSticky))
-	mux.Handle("POST /api/sticky", api(a.pinSticky))
-	mux.Handle("DELETE /api/sticky", api(a.clearSticky))
-
-	mux.Handle("GET /api/stats", api(a.showStats))
-	mux.Handle("GET /api/logs", api(a.listLogs))
-	mux.Handle("GET /api/logs/{id}", api(a.showLog))
-	mux.Handle("GET /api/settings", api(a.showSettings))
-	mux.Handle("PUT /api/settings", api(a.putSettings))
-
-	// Profiles, for the admin only (master key or session).
-	mux.Handle("GET /debug/pprof/", api(pprof.Index))
-	mux.Handle("GET /debug/pprof/cmdline", api(pprof.Cmdline))
-	mux.Handle("GET /debug/pprof/profile", api(pprof.Profile))
-	mux.Handle("GET /debug/pprof/symbol", api(pprof.Symbol))
-	mux.Handle("GET /debug/pprof/trace", api(pprof.Trace))
-
-	mux.Handle("/api/", api(a.apiNotFound))
+	for _, rt := range a.routeTable() {
+		var h http.Handler = rt.handler
+		switch rt.on {
+		case onPage:
+			h = a.requireAdmin(rt.access, rt.handler)
+		case onAPI:
+			h = a.requireAPI(rt.access, rt.handler)
+		}
+		mux.Handle(rt.pattern, h)
+	}
 	return mux
+}
+
+// routeTable lists every route of the admin listener. A route's access is
+// enforced by requireAdmin and requireAPI alone, and TestViewerWritesNothing
+// sends a viewer's request to every route of this table.
+func (a *App) routeTable() []route {
+	return []route{
+		{"GET /healthz", onPublic, public, a.healthz},
+		{"GET /static/", onPublic, public, a.staticFiles().ServeHTTP},
+
+		// Web app.
+		{"GET /login", onPublic, public, a.showLogin},
+		{"POST /login", onPublic, public, a.login},
+		{"POST /logout", onPage, anyAdmin, a.logout},
+		{"GET /{$}", onPage, byRole, a.showDashboard},
+		{"GET /models", onPage, byRole, a.showModels},
+		{"POST /models", onPage, byRole, a.createModelEntry},
+		{"POST /models/{id}/weight", onPage, byRole, a.setEntryWeight},
+		{"POST /models/{id}/enabled", onPage, byRole, a.setEntryEnabled},
+		{"POST /models/{id}/delete", onPage, byRole, a.deleteEntry},
+		{"POST /models/fallbacks", onPage, byRole, a.setFallbacksForm},
+		{"POST /models/pool-settings", onPage, byRole, a.setPoolSettingsForm},
+		{"GET /settings", onPage, byRole, a.showSettingsPage},
+		{"POST /settings", onPage, byRole, a.saveSettingsForm},
+		{"GET /models/{id}/edit", onPage, byRole, a.showEntryEdit},
+		{"GET /models/{id}/view", onPage, byRole, a.showEntryGroup},
+		{"POST /models/{id}", onPage, byRole, a.updateEntryForm},
+		{"GET /pools/{public_name}", onPage, byRole, a.showPoolPage},
+		{"POST /pools/{public_name}/check", onPage, byRole, a.checkPoolPage},
+		{"POST /pools/{public_name}/members/{id}/end-cooldown", onPage, byRole, a.endCooldownPage},
+		{"POST /api/pools/{public_name}/check", onAPI, byRole, a.checkPoolAPI},
+		{"GET /providers", onPage, byRole, a.showProviders},
+		{"POST /providers", onPage, byRole, a.createProviderPage},
+		{"GET /providers/fields", onPage, byRole, a.showProviderFields},
+		{"GET /providers/{id}/fields", onPage, byRole, a.showProviderFields},
+		{"GET /providers/{id}/edit", onPage, byRole, a.showEditProvider},
+		{"POST /providers/{id}", onPage, byRole, a.updateProviderPage},
+		{"POST /providers/{id}/delete", onPage, byRole, a.deleteProviderPage},
+		{"POST /providers/{id}/test", onPage, byRole, a.testProviderPage},
+		{"GET /keys", onPage, byRole, a.showKeys},
+		{"POST /keys", onPage, byRole, a.createKeyPage},
+		{"POST /keys/{id}/revoke", onPage, byRole, a.revokeKeyPage},
+		{"GET /keys/{id}/edit", onPage, byRole, a.showEditKey},
+		{"POST /keys/{id}", onPage, byRole, a.updateKeyPage},
+		{"POST /keys/{id}/delete", onPage, byRole, a.deleteKeyPage},
+		{"GET /teams", onPage, byRole, a.showTeams},
+		{"POST /teams", onPage, byRole, a.createTeamPage},
+		{"GET /teams/{id}/edit", onPage, byRole, a.showEditTeam},
+		{"POST /teams/{id}", onPage, byRole, a.updateTeamPage},
+		{"POST /teams/{id}/delete", onPage, byRole, a.deleteTeamPage},
+		{"GET /users", onPage, byRole, a.showUsers},
+		{"POST /users", onPage, byRole, a.createUserPage},
+		{"GET /users/{id}/edit", onPage, byRole, a.showEditUser},
+		{"POST /users/{id}", onPage, byRole, a.updateUserPage},
+		{"POST /users/{id}/delete", onPage, byRole, a.deleteUserPage},
+		{"GET /logs", onPage, byRole, a.showLogs},
+		{"GET /logs/{id}", onPage, byRole, a.showLogDetail},
+		{"GET /sticky", onPage, byRole, a.showSticky},
+		{"GET /sticky/members", onPage, byRole, a.showStickyMembers},
+		{"POST /sticky", onPage, byRole, a.pinStickyPage},
+		{"POST /sticky/clear", onPage, byRole, a.clearStickyPage},
+		{"POST /sticky/clear-all", onPage, byRole, a.clearAllStickyPage},
+		// Users and teams in the management API (the rest is below).
+		{"POST /api/users", onAPI, byRole, a.createUser},
+		{"GET /api/users", onAPI, byRole, a.listUsers},
+		{"PATCH /api/users/{id}", onAPI, byRole, a.updateUser},
+		{"DELETE /api/users/{id}", onAPI, byRole, a.deleteUser},
+		{"POST /api/teams", onAPI, byRole, a.createTeam},
+		{"GET /api/teams", onAPI, byRole, a.listTeams},
+		{"PATCH /api/teams/{id}", onAPI, byRole, a.updateTeam},
+		{"DELETE /api/teams/{id}", onAPI, byRole, a.deleteTeam},
+		{"/", onPage, byRole, a.notFound},
+
+		// Management API.
+		{"POST /api/providers", onAPI, byRole, a.createProvider},
+		{"GET /api/providers", onAPI, byRole, a.listProviders},
+		{"PATCH /api/providers/{id}", onAPI, byRole, a.updateProvider},
+		{"DELETE /api/providers/{id}", onAPI, byRole, a.deleteProvider},
+
+		{"POST /api/models", onAPI, byRole, a.createModelEntryAPI},
+		{"GET /api/models", onAPI, byRole, a.listModelEntries},
+		{"PATCH /api/models/{id}", onAPI, byRole, a.updateModelEntry},
+		{"DELETE /api/models/{id}", onAPI, byRole, a.deleteModelEntry},
+
+		{"POST /api/keys", onAPI, byRole, a.createKey},
+		{"GET /api/keys", onAPI, byRole, a.listKeys},
+		{"PATCH /api/keys/{id}", onAPI, byRole, a.updateKey},
+		{"DELETE /api/keys/{id}", onAPI, byRole, a.deleteKey},
+
+		{"POST /api/fallbacks", onAPI, byRole, a.setFallbacks},
+		{"GET /api/fallbacks", onAPI, byRole, a.listFallbacks},
+
+		{"GET /api/pools", onAPI, byRole, a.listPoolSettings},
+		{"PUT /api/pools/{public_name}", onAPI, byRole, a.putPoolSetting},
+		{"GET /api/pools/{public_name}/status", onAPI, byRole, a.showPoolStatus},
+		{"DELETE /api/pools/{public_name}/cooldowns/{id}", onAPI, byRole, a.endCooldown},
+
+		{"GET /api/sticky", onAPI, byRole, a.listSticky},
+		{"POST /api/sticky", onAPI, byRole, a.pinSticky},
+		{"DELETE /api/sticky", onAPI, byRole, a.clearSticky},
+
+		{"GET /api/stats", onAPI, byRole, a.showStats},
+		{"GET /api/logs", onAPI, byRole, a.listLogs},
+		{"GET /api/logs/{id}", onAPI, byRole, a.showLog},
+		{"GET /api/settings", onAPI, byRole, a.showSettings},
+		{"PUT /api/settings", onAPI, byRole, a.putSettings},
+
+		// Profiles, for owners and admins (the command line may hold secrets).
+		{"GET /debug/pprof/", onAPI, writers, pprof.Index},
+		{"GET /debug/pprof/cmdline", onAPI, writers, pprof.Cmdline},
+		{"GET /debug/pprof/profile", onAPI, writers, pprof.Profile},
+		{"GET /debug/pprof/symbol", onAPI, writers, pprof.Symbol},
+		{"GET /debug/pprof/trace", onAPI, writers, pprof.Trace},
+
+		{"/api/", onAPI, byRole, a.apiNotFound},
+	}
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gorilla/sessions"
+
+	"gateway/models"
 )
 
 const (
@@ -18,6 +20,8 @@ const (
 	keyCSRF       = "csrf"
 	keyUsername   = "username"
 	keySignedInAt = "signed_in_at"
+	keyAdminID    = "admin_id"
+	keyEpoch      = "epoch"
 )
 
 // newCookieStore signs the session cookie with one key derived from
@@ -77,6 +81,11 @@ func (s *session) username() string { return s.str(keyUsername) }
 
 func (s *session) csrfToken() string { return s.str(keyCSRF) }
 
+// adminID and epoch are the signed-in admin's id and SessionEpoch at
+// sign-in (see sessionAdmin).
+func (s *session) adminID() int64 { v, _ := s.raw.Values[keyAdminID].(int64); return v }
+func (s *session) epoch() int     { v, _ := s.raw.Values[keyEpoch].(int); return v }
+
 // ensureCSRFToken gives the session a token if it has none and reports
 // whether the session changed (and must be saved).
 func (s *session) ensureCSRFToken() bool {
@@ -87,11 +96,13 @@ func (s *session) ensureCSRFToken() bool {
 	return true
 }
 
-// signIn replaces the session with a fresh one for username, with a new
-// CSRF token: nothing from before sign-in carries over.
-func (a *App) signIn(s *session, username string) {
+// signIn replaces the session with a fresh one for u, with a new CSRF
+// token: nothing from before sign-in carries over.
+func (a *App) signIn(s *session, u *models.AdminUser) {
 	s.raw = a.newRawSession()
-	s.raw.Values[keyUsername] = username
+	s.raw.Values[keyUsername] = u.Username
+	s.raw.Values[keyAdminID] = u.ID
+	s.raw.Values[keyEpoch] = u.SessionEpoch
 	s.raw.Values[keyCSRF] = newToken()
 	s.raw.Values[keySignedInAt] = time.Now().Unix()
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"golang.org/x/crypto/bcrypt"
 	"gorm.io/gorm"
@@ -15,6 +17,23 @@ import (
 // ErrBadCredentials is returned for a wrong username or password alike.
 var ErrBadCredentials = errors.New("invalid username or password")
 
+// Admin roles: an owner does everything and manages admins, an admin
+// everything but admins, a viewer reads everything and changes nothing.
+const (
+	RoleOwner  = "owner"
+	RoleAdmin  = "admin"
+	RoleViewer = "viewer"
+)
+
+// Roles are every role, the most powerful first.
+var Roles = []string{RoleOwner, RoleAdmin, RoleViewer}
+
+// ErrLastOwner refuses to remove or demote the last owner.
+var ErrLastOwner = fmt.Errorf("the last owner cannot be removed or demoted: %w", ErrInvalid)
+
+// MinPasswordLength is the shortest password an admin may have.
+const MinPasswordLength = 8
+
 // CountAdminUsers returns how many admin users exist.
 func (s *Store) CountAdminUsers(ctx context.Context) (int64, error) {
 	var n int64
@@ -22,18 +41,136 @@ func (s *Store) CountAdminUsers(ctx context.Context) (int64, error) {
 	return n, wrap(err, "count admin users")
 }
 
-// CreateAdminUser stores an admin with a bcrypt hash of password.
-func (s *Store) CreateAdminUser(ctx context.Context, username, password string) (*AdminUser, error) {
-	if len(password) < 8 {
-		return nil, fmt.Errorf("models: password: at least 8 characters: %w", ErrInvalid)
+// CreateAdminUser stores an admin with a bcrypt hash of password, or with
+// no password (signing in by SSO only) when password is "" and subject, the
+// account's OpenID Connect issuer and subject, is set.
+func (s *Store) CreateAdminUser(ctx context.Context, u *AdminUser, password string) error {
+	if !slices.Contains(Roles, u.Role) {
+		return fmt.Errorf("models: role: must be one of %s: %w", strings.Join(Roles, ", "), ErrInvalid)
+	}
+	if password != "" || u.OIDCSubject == nil {
+		hash, err := hashPassword(password)
+		if err != nil {
+			return err
+		}
+		u.PasswordHash = hash
+	}
+	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
+		return createRow(ctx, s, tx, u, "admin")
+	})
+}
+
+func hashPassword(password string) (string, error) {
+	if len(password) < MinPasswordLength {
+		return "", fmt.Errorf("models: password: at least %d characters: %w", MinPasswordLength, ErrInvalid)
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
 	if err != nil {
-		return nil, fmt.Errorf("models: hash password: %w", err)
+		return "", fmt.Errorf("models: hash password: %w", err)
 	}
-	u := &AdminUser{Username: username, PasswordHash: string(hash)}
-	return u, wrap(s.g(ctx).Create(u).Error, "create admin user %q", username)
+	return string(hash), nil
 }
+
+// ListAdminUsers returns every admin in id order.
+func (s *Store) ListAdminUsers(ctx context.Context) ([]AdminUser, error) {
+	return listAll[AdminUser](ctx, s, "admin users")
+}
+
+// GetAdminUser returns one admin.
+func (s *Store) GetAdminUser(ctx context.Context, id int64) (*AdminUser, error) {
+	return getByID[AdminUser](ctx, s, id, "admin user")
+}
+
+// FindAdminUser returns the admin of a username, or ErrNotFound.
+func (s *Store) FindAdminUser(ctx context.Context, username string) (*AdminUser, error) {
+	var u AdminUser
+	err := s.g(ctx).Where("username = ?", username).First(&u).Error
+	return &u, wrap(err, "find admin user %q", username)
+}
+
+// FindAdminBySubject returns the admin signed in with an OpenID Connect
+// subject, or ErrNotFound.
+func (s *Store) FindAdminBySubject(ctx context.Context, subject string) (*AdminUser, error) {
+	var u AdminUser
+	err := s.g(ctx).Where("oidc_subject = ?", subject).First(&u).Error
+	return &u, wrap(err, "find admin user of subject %q", subject)
+}
+
+// AdminChange is a change to an admin: a new role, a new password.
+type AdminChange struct {
+	Role     *string
+	Password *string
+}
+
+// UpdateAdminUser changes an admin's role or password. Either ends the
+// admin's sessions (a new SessionEpoch); the last owner keeps the role.
+func (s *Store) UpdateAdminUser(ctx context.Context, id int64, c AdminChange) (*AdminUser, error) {
+	var hash string
+	if c.Password != nil {
+		h, err := hashPassword(*c.Password)
+		if err != nil {
+			return nil, err
+		}
+		hash = h
+	}
+	if c.Role != nil && !slices.Contains(Roles, *c.Role) {
+		return nil, fmt.Errorf("models: role: must be one of %s: %w", strings.Join(Roles, ", "), ErrInvalid)
+	}
+	return updateByID(ctx, s, id, "admin", func(tx *gorm.DB, u *AdminUser) error {
+		changed := false
+		if c.Role != nil && *c.Role != u.Role {
+			if u.Role == RoleOwner {
+				if err := s.keepAnOwner(tx, u.ID); err != nil {
+					return err
+				}
+			}
+			u.Role, changed = *c.Role, true
+		}
+		if c.Password != nil {
+			u.PasswordHash, changed = hash, true
+			u.PasswordChangedAt = ptr(s.now())
+		}
+		if changed {
+			u.SessionEpoch++
+		}
+		return nil
+	})
+}
+
+// DeleteAdminUser removes an admin; the last owner stays.
+func (s *Store) DeleteAdminUser(ctx context.Context, id int64) error {
+	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
+		var u AdminUser
+		if err := tx.Clauses(lockForUpdate(s.db)...).First(&u, id).Error; err != nil {
+			return wrap(err, "delete admin user %d", id)
+		}
+		if u.Role == RoleOwner {
+			if err := s.keepAnOwner(tx, id); err != nil {
+				return err
+			}
+		}
+		return deleteByID[AdminUser](ctx, s, tx, id, "admin")
+	})
+}
+
+// keepAnOwner refuses when no owner but the one of id would be left. On
+// PostgreSQL it locks the owners' rows, so that two owners demoting each
+// other at once cannot both pass.
+func (s *Store) keepAnOwner(tx *gorm.DB, id int64) error {
+	var ids []int64
+	err := tx.Model(&AdminUser{}).Clauses(lockForUpdate(s.db)...).Where("role = ?", RoleOwner).Pluck("id", &ids).Error
+	if err != nil {
+		return wrap(err, "count owners")
+	}
+	for _, o := range ids {
+		if o != id {
+			return nil
+		}
+	}
+	return fmt.Errorf("models: %w", ErrLastOwner)
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // AuthenticateAdmin returns the admin whose password matches, or ErrBadCredentials.
 func (s *Store) AuthenticateAdmin(ctx context.Context, username, password string) (*AdminUser, error) {
@@ -48,7 +185,11 @@ func (s *Store) AuthenticateAdmin(ctx context.Context, username, password string
 		}
 		return nil, wrap(err, "authenticate %q", username)
 	}
-	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
+	hash := u.PasswordHash
+	if hash == "" { // an SSO account has no password
+		hash = string(dummyHash)
+	}
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil || u.PasswordHash == "" {
 		return nil, ErrBadCredentials
 	}
 	return &u, nil
@@ -68,20 +209,33 @@ func (s *Store) GetSetting(ctx context.Context, key string) (string, bool, error
 
 // PutSetting creates or replaces a setting.
 func (s *Store) PutSetting(ctx context.Context, key, value string) error {
-	st := Setting{Key: key, Value: value, UpdatedAt: s.now()}
-	return wrap(s.g(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&st).Error, "put setting %q", key)
+	return s.PutSettings(ctx, map[string]string{key: value})
 }
 
 // PutSettings creates or replaces several settings at once: all or none.
+// The audit log gets one entry with the values that changed.
 func (s *Store) PutSettings(ctx context.Context, settings map[string]string) error {
 	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
+		before, after := map[string]any{}, map[string]any{}
 		for key, value := range settings {
+			var old []Setting
+			if err := tx.Where("key = ?", key).Limit(1).Find(&old).Error; err != nil {
+				return wrap(err, "put setting %q", key)
+			}
+			if len(old) > 0 && old[0].Value == value {
+				continue
+			}
+			before[key] = nil
+			if len(old) > 0 {
+				before[key] = old[0].Value
+			}
+			after[key] = value
 			st := Setting{Key: key, Value: value, UpdatedAt: s.now()}
 			if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&st).Error; err != nil {
 				return wrap(err, "put setting %q", key)
 			}
 		}
-		return nil
+		return s.audit(ctx, tx, ActionUpdate, AuditSettings, "", "settings", before, after)
 	})
 }
 

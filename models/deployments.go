@@ -13,8 +13,8 @@ func (s *Store) CreateDeployment(ctx context.Context, d *Deployment) error {
 		if err := providerExists(tx, d.ProviderID); err != nil {
 			return err
 		}
-		if err := tx.Omit("Provider").Create(d).Error; err != nil {
-			return wrap(err, "create model entry %q", d.PublicName)
+		if err := createRow(ctx, s, tx, d, "model entry", "Provider"); err != nil {
+			return err
 		}
 		return tx.First(&d.Provider, d.ProviderID).Error
 	})
@@ -60,7 +60,7 @@ func (s *Store) DeleteDeployment(ctx context.Context, id int64) error {
 		if err := tx.Where("deployment_id = ?", id).Delete(&HealthCheck{}).Error; err != nil {
 			return wrap(err, "delete model entry %d", id)
 		}
-		return deleteByID[Deployment](ctx, tx, id, "model entry")
+		return deleteByID[Deployment](ctx, s, tx, id, "model entry")
 	})
 }
 

@@ -45,7 +45,7 @@ func (s *Store) CreateKey(ctx context.Context, k *VirtualKey) (string, error) {
 		if err := ownersExist(tx, k.UserID, k.TeamID); err != nil {
 			return err
 		}
-		return wrap(tx.Omit("User", "Team").Create(k).Error, "create key %q", k.Name)
+		return createRow(ctx, s, tx, k, "key", "User", "Team")
 	})
 	if err != nil {
 		return "", err
@@ -84,7 +84,9 @@ func (s *Store) UpdateKey(ctx context.Context, id int64, apply func(*VirtualKey)
 
 // DeleteKey deletes a virtual key; its request logs keep its id.
 func (s *Store) DeleteKey(ctx context.Context, id int64) error {
-	return deleteByID[VirtualKey](ctx, s.g(ctx), id, "key")
+	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
+		return deleteByID[VirtualKey](ctx, s, tx, id, "key")
+	})
 }
 
 func ownersExist(tx *gorm.DB, userID, teamID *int64) error {

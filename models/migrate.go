@@ -28,7 +28,7 @@ var migrations = []migration{
 func tables() []any {
 	return []any{&Provider{}, &Deployment{}, &PoolSetting{}, &Fallback{}, &Team{},
 		&User{}, &VirtualKey{}, &RequestLog{}, &HealthCheck{}, &AdminUser{}, &Setting{},
-		&StoredResponse{}, &StoredResponseItem{}}
+		&StoredResponse{}, &StoredResponseItem{}, &AuditEntry{}}
 }
 
 // addColumns creates what the structs have and the database lacks. GORM's

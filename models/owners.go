@@ -8,7 +8,9 @@ import (
 
 // CreateTeam stores a team.
 func (s *Store) CreateTeam(ctx context.Context, t *Team) error {
-	return wrap(s.g(ctx).Create(t).Error, "create team %q", t.Name)
+	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
+		return createRow(ctx, s, tx, t, "team")
+	})
 }
 
 // ListTeams returns every team in id order.
@@ -34,7 +36,7 @@ func (s *Store) DeleteTeam(ctx context.Context, id int64) error {
 				return wrap(err, "delete team %d", id)
 			}
 		}
-		return deleteByID[Team](ctx, tx, id, "team")
+		return deleteByID[Team](ctx, s, tx, id, "team")
 	})
 }
 
@@ -44,7 +46,7 @@ func (s *Store) CreateUser(ctx context.Context, u *User) error {
 		if err := ownersExist(tx, nil, u.TeamID); err != nil {
 			return err
 		}
-		return wrap(tx.Omit("Team").Create(u).Error, "create user %q", u.Name)
+		return createRow(ctx, s, tx, u, "user", "Team")
 	})
 }
 
@@ -74,6 +76,6 @@ func (s *Store) DeleteUser(ctx context.Context, id int64) error {
 		if err := tx.Model(&VirtualKey{}).Where("user_id = ?", id).Update("user_id", nil).Error; err != nil {
 			return wrap(err, "delete user %d", id)
 		}
-		return deleteByID[User](ctx, tx, id, "user")
+		return deleteByID[User](ctx, s, tx, id, "user")
 	})
 }

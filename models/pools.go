@@ -18,8 +18,20 @@ func (s *Store) ListPoolSettings(ctx context.Context) ([]PoolSetting, error) {
 // PutPoolSetting creates or replaces the settings of one pool.
 func (s *Store) PutPoolSetting(ctx context.Context, p *PoolSetting) error {
 	p.UpdatedAt = s.now()
-	err := s.g(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(p).Error
-	return wrap(err, "put pool setting %q", p.PublicName)
+	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
+		var old []PoolSetting
+		if err := tx.Where("public_name = ?", p.PublicName).Limit(1).Find(&old).Error; err != nil {
+			return wrap(err, "put pool setting %q", p.PublicName)
+		}
+		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(p).Error; err != nil {
+			return wrap(err, "put pool setting %q", p.PublicName)
+		}
+		action, before := ActionCreate, any(nil)
+		if len(old) > 0 {
+			action, before = ActionUpdate, &old[0]
+		}
+		return s.audit(ctx, tx, action, AuditPool, p.PublicName, p.PublicName, before, p)
+	})
 }
 
 // ListFallbacks returns every fallback target ordered by name, kind and position.
@@ -43,6 +55,11 @@ func (s *Store) SetFallbacks(ctx context.Context, publicName, kind string, targe
 		seen[t] = true
 	}
 	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
+		var old []string
+		if err := tx.Model(&Fallback{}).Where("public_name = ? AND kind = ?", publicName, kind).
+			Order("position").Pluck("target", &old).Error; err != nil {
+			return wrap(err, "set fallbacks of %q", publicName)
+		}
 		if err := tx.Where("public_name = ? AND kind = ?", publicName, kind).Delete(&Fallback{}).Error; err != nil {
 			return wrap(err, "set fallbacks of %q", publicName)
 		}
@@ -52,6 +69,26 @@ func (s *Store) SetFallbacks(ctx context.Context, publicName, kind string, targe
 				return wrap(err, "set fallbacks of %q", publicName)
 			}
 		}
-		return nil
+		return s.audit(ctx, tx, fallbackAction(old, targets), AuditFallbacks, publicName, publicName,
+			fallbackList(kind, old), fallbackList(kind, targets))
 	})
+}
+
+// fallbackList is one list of fallbacks as the audit log shows it: nil
+// when empty (no list).
+func fallbackList(kind string, targets []string) map[string]any {
+	if len(targets) == 0 {
+		return nil
+	}
+	return map[string]any{"kind": kind, "targets": targets}
+}
+
+func fallbackAction(before, after []string) string {
+	switch {
+	case len(before) == 0:
+		return ActionCreate
+	case len(after) == 0:
+		return ActionDelete
+	}
+	return ActionUpdate
 }

@@ -23,10 +23,9 @@ func (s *Store) CreateProvider(ctx context.Context, p *Provider, secrets Provide
 	if err := s.seal(p, secrets); err != nil {
 		return err
 	}
-	if err := s.g(ctx).Create(p).Error; err != nil {
-		return wrap(err, "create provider %q", p.Name)
-	}
-	return nil
+	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
+		return createRow(ctx, s, tx, p, "provider")
+	})
 }
 
 // ListProviders returns every provider in id order.
@@ -60,7 +59,7 @@ func (s *Store) DeleteProvider(ctx context.Context, id int64) error {
 		if n > 0 {
 			return fmt.Errorf("models: delete provider %d: %d model entries use it: %w", id, n, ErrInUse)
 		}
-		return deleteByID[Provider](ctx, tx, id, "provider")
+		return deleteByID[Provider](ctx, s, tx, id, "provider")
 	})
 }
 

@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"reflect"
+	"strconv"
 	"time"
 
 	"gorm.io/gorm"
@@ -44,8 +46,13 @@ func listAll[T any](ctx context.Context, s *Store, what string) ([]T, error) {
 	return vs, nil
 }
 
-// deleteByID deletes one row of T, ErrNotFound when there was none.
-func deleteByID[T any](ctx context.Context, tx *gorm.DB, id int64, what string) error {
+// deleteByID deletes one row of T in tx and records it in the audit log,
+// ErrNotFound when there was none.
+func deleteByID[T any](ctx context.Context, s *Store, tx *gorm.DB, id int64, what string) error {
+	var v T
+	if err := tx.Clauses(lockForUpdate(s.db)...).First(&v, id).Error; err != nil {
+		return wrap(err, "delete %s %d", what, id)
+	}
 	res := tx.Delete(new(T), id)
 	if res.Error != nil {
 		return wrap(res.Error, "delete %s %d", what, id)
@@ -53,30 +60,50 @@ func deleteByID[T any](ctx context.Context, tx *gorm.DB, id int64, what string) 
 	if res.RowsAffected == 0 {
 		return wrap(gorm.ErrRecordNotFound, "delete %s %d", what, id)
 	}
-	return nil
+	return s.audit(ctx, tx, ActionDelete, auditKind(what), idString(id), auditName(&v), &v, nil)
 }
 
-// updateByID loads a row of T in a transaction, lets apply change it, and
-// writes every column back: Select("*") so that a value set to zero is kept.
+// createRow inserts v in tx (without the associations named in omit) and
+// records it in the audit log.
+func createRow[T any](ctx context.Context, s *Store, tx *gorm.DB, v *T, what string, omit ...string) error {
+	q := tx
+	if len(omit) > 0 {
+		q = tx.Omit(omit...)
+	}
+	if err := q.Create(v).Error; err != nil {
+		return wrap(err, "create %s %q", what, auditName(v))
+	}
+	return s.audit(ctx, tx, ActionCreate, auditKind(what), idString(rowID(v)), auditName(v), nil, v)
+}
+
+// updateByID loads a row of T in a transaction, lets apply change it,
+// writes every column back (Select("*"), so that a value set to zero is
+// kept) and records the change in the audit log.
 func updateByID[T any](ctx context.Context, s *Store, id int64, what string, apply func(tx *gorm.DB, v *T) error) (*T, error) {
 	var v T
 	err := s.g(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Clauses(lockForUpdate(s.db)...).First(&v, id).Error; err != nil {
 			return wrap(err, "update %s %d", what, id)
 		}
+		before := snapshot(&v)
 		if err := apply(tx, &v); err != nil {
 			return err
 		}
 		if err := tx.Select("*").Omit(clause.Associations).Save(&v).Error; err != nil {
 			return wrap(err, "update %s %d", what, id)
 		}
-		return nil
+		return s.audit(ctx, tx, ActionUpdate, auditKind(what), idString(id), auditName(&v), before, &v)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &v, nil
 }
+
+func idString(id int64) string { return strconv.FormatInt(id, 10) }
+
+// rowID is the ID field of a row struct.
+func rowID(v any) int64 { return reflect.Indirect(reflect.ValueOf(v)).FieldByName("ID").Int() }
 
 // lockForUpdate locks the row on PostgreSQL; SQLite's immediate transactions
 // already hold the write lock.

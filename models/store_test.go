@@ -296,7 +296,7 @@ func join(ss []string) string {
 func TestAdminAuthentication(t *testing.T) {
 	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
-		if _, err := s.CreateAdminUser(ctx, "admin", "correct horse"); err != nil {
+		if err := s.CreateAdminUser(ctx, &models.AdminUser{Username: "admin", Role: models.RoleOwner}, "correct horse"); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.AuthenticateAdmin(ctx, "admin", "correct horse"); err != nil {

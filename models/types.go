@@ -177,7 +177,7 @@ type User struct {
 type VirtualKey struct {
 	ID      int64  `gorm:"primaryKey"`
 	Name    string `gorm:"size:200;not null"`
-	KeyHash string `gorm:"size:64;not null;uniqueIndex"`
+	KeyHash string `gorm:"size:64;not null;uniqueIndex" audit:"-"`
 	// KeyHint is a recognisable, harmless part of the key: "sk-…" plus its last four characters.
 	KeyHint    string     `gorm:"size:20;not null;default:''"`
 	Models     StringList `gorm:"type:text;not null;default:'[]'"`
@@ -243,10 +243,21 @@ type HealthCheck struct {
 }
 
 // AdminUser signs in to the admin web app. Passwords are bcrypt hashes.
+//
+// Role has a column default of owner for the rows of before roles (the one
+// bootstrap admin); CreateAdminUser always sets one.
 type AdminUser struct {
-	ID           int64  `gorm:"primaryKey"`
-	Username     string `gorm:"size:100;not null;uniqueIndex"`
-	PasswordHash string `gorm:"size:100;not null"`
+	ID       int64  `gorm:"primaryKey"`
+	Username string `gorm:"size:100;not null;uniqueIndex"`
+	Role     string `gorm:"size:20;not null;default:'owner'"`
+	// PasswordHash is "" for an account that signs in by SSO only.
+	PasswordHash      string `gorm:"size:100;not null;default:''" audit:"-"`
+	PasswordChangedAt *time.Time
+	// OIDCSubject is "issuer|sub" of an account created by SSO sign-in.
+	OIDCSubject *string `gorm:"column:oidc_subject;size:600;uniqueIndex"`
+	// SessionEpoch goes up when the role or password changes: sessions
+	// signed in under an older epoch end.
+	SessionEpoch int `gorm:"not null;default:0" audit:"-"`
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 }

@@ -35,7 +35,7 @@ func bootstrapAdmin(ctx context.Context, s *models.Store, password string, stdou
 		}
 		password = base64.RawURLEncoding.EncodeToString(raw)
 	}
-	if _, err := s.CreateAdminUser(ctx, "admin", password); err != nil {
+	if err := s.CreateAdminUser(ctx, &models.AdminUser{Username: "admin", Role: models.RoleOwner}, password); err != nil {
 		if errors.Is(err, models.ErrConflict) {
 			return nil // another replica created it at the same moment
 		}
