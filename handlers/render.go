@@ -40,10 +40,15 @@ func (a *App) renderPage(w http.ResponseWriter, r *http.Request, status int, tit
 // page is what the layout needs from the request's session.
 func (a *App) page(r *http.Request, title, active string) views.Page {
 	s := sessionFrom(r.Context())
+	role := ""
+	if u := adminFrom(r.Context()); u != nil {
+		role = u.Role
+	}
 	return views.Page{
 		Title:        title,
 		Active:       active,
 		Username:     s.username(),
+		Role:         role,
 		CSRFToken:    s.csrfToken(),
 		AssetVersion: a.assetVersion,
 	}

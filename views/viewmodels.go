@@ -9,7 +9,9 @@ type Page struct {
 	// Active names the nav item to highlight: "dashboard", "models", …
 	Active string
 	// Username is the signed-in admin; empty on the login page, which has no nav.
-	Username  string
+	Username string
+	// Role is the signed-in admin's role: owner, admin or viewer.
+	Role      string
 	CSRFToken string
 	// AssetVersion busts caches of /static/ files when they change.
 	AssetVersion string
