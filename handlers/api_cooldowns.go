@@ -33,6 +33,7 @@ func (a *App) endCooldown(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.logger(r.Context()).Info("cooldown ended", "model", name, "deployment_id", id)
+	a.auditRuntime(r.Context(), "end", models.AuditCooldown, name, id)
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -70,6 +70,7 @@ func (a *App) pinSticky(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.logger(r.Context()).Info("sticky binding pinned", "model", in.ModelName, "deployment_id", in.DeploymentID, "ttl", ttl)
+	a.auditRuntime(r.Context(), "pin", models.AuditSticky, in.ModelName, in.DeploymentID)
 	a.writeJSON(w, r, http.StatusCreated, stickyJSONOf(rt))
 }
 
@@ -105,6 +106,7 @@ func (a *App) clearSticky(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		log.Info("all sticky bindings cleared")
+		a.auditRuntime(r.Context(), "clear", models.AuditSticky, "*", 0)
 	} else {
 		had, err := rt.ClearSticky(model)
 		switch {
@@ -116,6 +118,7 @@ func (a *App) clearSticky(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		log.Info("sticky binding cleared", "model", model)
+		a.auditRuntime(r.Context(), "clear", models.AuditSticky, model, 0)
 	}
 	a.writeJSON(w, r, http.StatusOK, stickyJSONOf(rt))
 }

@@ -175,6 +175,9 @@ func (a *App) endCooldownPage(w http.ResponseWriter, r *http.Request) {
 		var rt Runtime
 		if rt, err = a.runtimeState(); err == nil {
 			err = cooldownError(rt.EndCooldown(r.Context(), name, id), name, id)
+			if err == nil {
+				a.auditRuntime(r.Context(), "end", models.AuditCooldown, name, id)
+			}
 		}
 	}
 	if err != nil {

@@ -108,6 +108,17 @@ func (a *App) routeTable() []route {
 		{"GET /api/teams", onAPI, byRole, a.listTeams},
 		{"PATCH /api/teams/{id}", onAPI, byRole, a.updateTeam},
 		{"DELETE /api/teams/{id}", onAPI, byRole, a.deleteTeam},
+		// Admins (owners only) and one's own profile.
+		{"GET /admins", onPage, ownersOnly, a.showAdmins},
+		{"POST /admins", onPage, ownersOnly, a.createAdminPage},
+		{"POST /admins/{id}/role", onPage, ownersOnly, a.setAdminRolePage},
+		{"POST /admins/{id}/delete", onPage, ownersOnly, a.deleteAdminPage},
+		{"GET /profile", onPage, anyAdmin, a.showProfile},
+		{"POST /profile/password", onPage, anyAdmin, a.changeOwnPassword},
+		{"POST /api/admins", onAPI, ownersOnly, a.createAdmin},
+		{"GET /api/admins", onAPI, ownersOnly, a.listAdmins},
+		{"PATCH /api/admins/{id}", onAPI, ownersOnly, a.updateAdmin},
+		{"DELETE /api/admins/{id}", onAPI, ownersOnly, a.deleteAdmin},
 		{"/", onPage, byRole, a.notFound},
 
 		// Management API.

@@ -117,6 +117,9 @@ func (a *App) pinStickyPage(w http.ResponseWriter, r *http.Request) {
 	in, values, err := a.readPinForm(r)
 	if err == nil {
 		err = rt.PinSticky(in.ModelName, in.DeploymentID, in.ttl)
+		if err == nil {
+			a.auditRuntime(r.Context(), "pin", models.AuditSticky, in.ModelName, in.DeploymentID)
+		}
 		err = pinFormError(err, in)
 	}
 	var input *inputError
@@ -207,6 +210,7 @@ func (a *App) clearStickyPage(w http.ResponseWriter, r *http.Request) {
 	}
 	if had {
 		a.logger(r.Context()).Info("sticky binding cleared", "model", model)
+		a.auditRuntime(r.Context(), "clear", models.AuditSticky, model, 0)
 	}
 	seeOther(w, r, "/sticky")
 }
@@ -223,5 +227,6 @@ func (a *App) clearAllStickyPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.logger(r.Context()).Info("all sticky bindings cleared")
+	a.auditRuntime(r.Context(), "clear", models.AuditSticky, "*", 0)
 	seeOther(w, r, "/sticky")
 }

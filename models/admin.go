@@ -29,7 +29,7 @@ const (
 var Roles = []string{RoleOwner, RoleAdmin, RoleViewer}
 
 // ErrLastOwner refuses to remove or demote the last owner.
-var ErrLastOwner = fmt.Errorf("the last owner cannot be removed or demoted: %w", ErrInvalid)
+var ErrLastOwner = fmt.Errorf("the last owner cannot be removed or demoted: %w", ErrInUse)
 
 // MinPasswordLength is the shortest password an admin may have.
 const MinPasswordLength = 8

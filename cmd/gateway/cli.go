@@ -147,7 +147,10 @@ func deploymentsCommand(ctx context.Context, args []string, getenv func(string) 
 type adminClient struct {
 	base      string
 	masterKey string
-	http      *http.Client
+	// client is what the CLI says it is (X-Gateway-Client), for the audit
+	// log's "via": "cli", or "import litellm" for the importer.
+	client string
+	http   *http.Client
 }
 
 func newAdminClient(cfg clientConfig) (*adminClient, error) {
@@ -162,7 +165,7 @@ func newAdminClient(cfg clientConfig) (*adminClient, error) {
 	if cfg.masterKey == "" {
 		return nil, errors.New("no master key: pass --master-key or set GATEWAY_MASTER_KEY")
 	}
-	return &adminClient{base: strings.TrimRight(u.String(), "/"), masterKey: cfg.masterKey,
+	return &adminClient{base: strings.TrimRight(u.String(), "/"), masterKey: cfg.masterKey, client: "cli",
 		http: &http.Client{Timeout: 30 * time.Second}}, nil
 }
 
@@ -182,6 +185,7 @@ func (c *adminClient) call(ctx context.Context, method, path string, body, out a
 		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.masterKey)
+	req.Header.Set("X-Gateway-Client", c.client)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

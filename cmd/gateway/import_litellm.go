@@ -68,6 +68,7 @@ func importCommand(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return err
 	}
+	c.client = "import litellm"
 	im := &importer{c: c, plan: plan, dryRun: *dryRun}
 	if err := im.run(ctx); err != nil {
 		return err
