@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"gateway/models"
 	"gateway/models/dbtest"
 )
 
@@ -96,6 +98,26 @@ func TestImportLiteLLMIntoGateway(t *testing.T) {
 				"router_settings.redis_host", "litellm_settings.drop_params", "general_settings.master_key",
 				"Created 5 providers and 7 model entries; set 5 pool settings and 4 fallback lists.")
 			wantImported(t, readState(t, g), r.stdout)
+			// Every write of the import is in the audit log, as the master
+			// key's through the importer, and no key of the file is.
+			es, err := g.Store.ListAudit(context.Background(), models.AuditFilter{Limit: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, e := range es {
+				if e.Via == "import litellm" && e.Actor == models.ActorMasterKey {
+					n++
+				}
+				for _, secret := range []string{env["OPENAI_API_KEY"], env["GROQ_API_KEY"], env["ANTHROPIC_API_KEY"]} {
+					if strings.Contains(e.Before+e.After, secret) {
+						t.Errorf("a secret in the audit log: %s %s", e.Kind, e.Name)
+					}
+				}
+			}
+			if n != 5+7+5+4 {
+				t.Errorf("%d audit entries by the importer, want 21 (5 providers, 7 entries, 5 pools, 4 fallback lists)", n)
+			}
 		})
 
 		t.Run("second run", func(t *testing.T) {
