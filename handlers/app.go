@@ -69,6 +69,8 @@ type Options struct {
 	Reloader Reloader
 	// Runtime may be nil in tests that do not touch runtime state.
 	Runtime Runtime
+	// OIDC turns on single sign-on; nil → passwords only.
+	OIDC *OIDCConfig
 }
 
 // App serves the admin listener. Build it with New.
@@ -82,6 +84,7 @@ type App struct {
 	runtime      Runtime
 	validate     *validator.Validate
 	throttle     *loginThrottle
+	sso          *ssoClient // nil without OIDC
 	assetVersion string
 	handler      http.Handler
 }
@@ -118,6 +121,12 @@ func New(store *models.Store, opts Options) (*App, error) {
 	}
 	if a.hasMasterKey {
 		a.masterKey = sha256.Sum256([]byte(opts.MasterKey))
+	}
+	if opts.OIDC != nil {
+		if a.sso, err = newSSOClient(*opts.OIDC, opts.SecureCookies); err != nil {
+			return nil, err
+		}
+		a.log.Info("single sign-on configured", "issuer", opts.OIDC.Issuer, "role_claim", a.sso.roles.describe())
 	}
 	// Outermost, so that it sees the server's own ResponseWriter. A refused
 	// body is read out for up to twice the limit more (see linger).

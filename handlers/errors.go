@@ -18,6 +18,7 @@ var (
 	errReload          = errors.New("the change was saved, but the routing table could not be rebuilt: see the gateway log")
 	errLoginBusy       = errors.New("too many sign-ins at once")
 	errNoRuntime       = errors.New("this admin listener has no proxy attached: runtime state is unavailable")
+	errIdPUnreachable  = errors.New("the single sign-on identity provider could not be reached")
 )
 
 // fieldError says what is wrong with one field of the input. Field is its
@@ -94,6 +95,8 @@ func errorStatus(err error) (int, string) {
 		status = http.StatusTooManyRequests
 	case errors.Is(err, errLoginBusy), errors.Is(err, errNoRuntime), errors.Is(err, proxy.ErrNotShared):
 		status = http.StatusServiceUnavailable
+	case errors.Is(err, errIdPUnreachable):
+		status = http.StatusBadGateway
 	case errors.Is(err, errReload):
 		return http.StatusInternalServerError, errReload.Error()
 	case errors.Is(err, models.ErrNotFound):

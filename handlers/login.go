@@ -138,6 +138,7 @@ func (a *App) renderLogin(w http.ResponseWriter, r *http.Request, s *session, st
 		}
 	}
 	form.CSRFToken = s.csrfToken()
+	form.SSO = a.sso != nil
 	page := views.Page{Title: "Sign in", CSRFToken: form.CSRFToken, AssetVersion: a.assetVersion}
 	a.render(w, r, status, views.Layout(page, views.LoginContent(form)))
 }

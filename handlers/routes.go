@@ -50,6 +50,8 @@ func (a *App) routeTable() []route {
 		// Web app.
 		{"GET /login", onPublic, public, a.showLogin},
 		{"POST /login", onPublic, public, a.login},
+		{"GET /auth/oidc/login", onPublic, public, a.ssoLogin},
+		{"GET " + ssoCallbackPath, onPublic, public, a.ssoCallback},
 		{"POST /logout", onPage, anyAdmin, a.logout},
 		{"GET /{$}", onPage, byRole, a.showDashboard},
 		{"GET /models", onPage, byRole, a.showModels},

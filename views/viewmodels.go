@@ -23,6 +23,7 @@ type LoginForm struct {
 	Username  string
 	Error     string
 	Next      string // the page asked for while signed out, shown after sign-in
+	SSO       bool   // offer "Sign in with SSO"
 }
 
 // Dashboard holds the counts shown on the dashboard.

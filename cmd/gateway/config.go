@@ -26,6 +26,13 @@ type Config struct {
 	// admin app is reached over HTTPS (a TLS proxy in front).
 	SecureCookies    bool
 	secureCookiesRaw string
+	// OIDC* turn on single sign-on to the admin app (see oidcConfig).
+	OIDCIssuer       string
+	OIDCClientID     string
+	OIDCClientSecret string
+	OIDCRoleClaim    string
+	OIDCRedirectURL  string
+	OIDCScopes       string
 }
 
 // setting describes one Config field for flags, environment and --help.
@@ -48,6 +55,12 @@ func (c *Config) settings() []setting {
 		{"max-body-mb", "GATEWAY_MAX_BODY_MB", "32", "request body limit in MiB; larger requests get 413", nil, &c.MaxBodyMB},
 		{"secure-cookies", "GATEWAY_SECURE_COOKIES", "false", "mark the admin session cookie Secure: true when the admin app is served over HTTPS (TLS in front)", &c.secureCookiesRaw, nil},
 		{"redis-url", "GATEWAY_REDIS_URL", "", "redis://… or rediss://…: replicas share cooldowns, sticky bindings, rate limits, budgets and statistics through it", &c.RedisURL, nil},
+		{"oidc-issuer", "GATEWAY_OIDC_ISSUER", "", "OpenID Connect issuer URL: the login page offers single sign-on (with oidc-client-id)", &c.OIDCIssuer, nil},
+		{"oidc-client-id", "GATEWAY_OIDC_CLIENT_ID", "", "client id registered with the OpenID Connect provider", &c.OIDCClientID, nil},
+		{"oidc-client-secret", "GATEWAY_OIDC_CLIENT_SECRET", "", "client secret registered with the provider; empty for a public client", &c.OIDCClientSecret, nil},
+		{"oidc-role-claim", "GATEWAY_OIDC_ROLE_CLAIM", "", "roles from an ID token claim, claim:value=role,… (e.g. groups:platform-admins=admin,finance=viewer); empty: new SSO admins are viewers", &c.OIDCRoleClaim, nil},
+		{"oidc-redirect-url", "GATEWAY_OIDC_REDIRECT_URL", "", "redirect URL registered with the provider; empty: {scheme}://{host}/auth/oidc/callback of the request (set it behind a proxy)", &c.OIDCRedirectURL, nil},
+		{"oidc-scopes", "GATEWAY_OIDC_SCOPES", "openid email profile", "scopes asked of the provider, space-separated", &c.OIDCScopes, nil},
 	}
 }
 
@@ -55,7 +68,7 @@ func (c *Config) settings() []setting {
 // values from the environment must never show in --help or a usage message.
 var secretSettings = map[string]bool{
 	"GATEWAY_MASTER_KEY": true, "GATEWAY_SECRET": true, "GATEWAY_ADMIN_PASSWORD": true,
-	"GATEWAY_DATABASE_URL": true, "GATEWAY_REDIS_URL": true,
+	"GATEWAY_DATABASE_URL": true, "GATEWAY_REDIS_URL": true, "GATEWAY_OIDC_CLIENT_SECRET": true,
 }
 
 // parseConfig reads flags from args and variables through getenv.
@@ -131,7 +144,8 @@ func (c Config) check() error {
 		return settingError("master-key", fmt.Errorf("want at least %d characters (or none: admin sessions only), got %d",
 			minMasterKeyLength, len(c.MasterKey)))
 	}
-	return nil
+	_, err := c.oidcConfig()
+	return err
 }
 
 // settingError says which setting a failure comes from, by its flag and its

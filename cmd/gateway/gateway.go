@@ -89,6 +89,7 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (_ *Gatewa
 		return nil, fmt.Errorf("build routing table: %w", err)
 	}
 	origin := newOrigin()
+	sso, _ := cfg.oidcConfig() // checked
 	admin, err := handlers.New(g.Store, handlers.Options{
 		Logger:        logger,
 		MasterKey:     cfg.MasterKey,
@@ -96,6 +97,7 @@ func Start(ctx context.Context, cfg Config, stdout, stderr io.Writer) (_ *Gatewa
 		SecureCookies: cfg.SecureCookies,
 		Reloader:      announcingReloader{proxy: g.proxy, db: g.db, origin: origin},
 		Runtime:       g.proxy,
+		OIDC:          sso,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("admin: %w", err)
