@@ -127,6 +127,9 @@ func (s *Store) UpdateAdminUser(ctx context.Context, id int64, c AdminChange) (*
 			u.Role, changed = *c.Role, true
 		}
 		if c.Password != nil {
+			if u.OIDCSubject != nil {
+				return fmt.Errorf("models: password: %s signs in with single sign-on and has no password here: %w", u.Username, ErrInvalid)
+			}
 			u.PasswordHash, changed = hash, true
 			u.PasswordChangedAt = ptr(s.now())
 		}

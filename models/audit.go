@@ -38,8 +38,9 @@ type AuditEntry struct {
 	ID        int64     `gorm:"primaryKey"`
 	CreatedAt time.Time `gorm:"not null;index"`
 	Actor     string    `gorm:"size:200;not null;index"`
-	// Via is how the change came: "app" (the web pages), "api", or what an
-	// API client says it is (the LiteLLM importer says "import litellm").
+	// Via is how the change came: "app" (the web pages), "api", "sso" (an
+	// account made or changed by single sign-on), or what an API client
+	// says it is ("cli"; the LiteLLM importer says "import litellm").
 	Via      string `gorm:"size:40;not null;default:''"`
 	Action   string `gorm:"size:20;not null"`
 	Kind     string `gorm:"size:40;not null;index:idx_audit_target"`

@@ -227,8 +227,12 @@ func TestLastOwner(t *testing.T) {
 		if _, err := s.AuthenticateAdmin(ctx, "sso", ""); !errors.Is(err, models.ErrBadCredentials) {
 			t.Fatalf("sso account with empty password: %v", err)
 		}
-		if got, err := s.FindAdminBySubject(ctx, sub); err != nil || got.Username != "sso" {
+		got, err := s.FindAdminBySubject(ctx, sub)
+		if err != nil || got.Username != "sso" {
 			t.Fatalf("by subject: %+v %v", got, err)
+		}
+		if _, err := s.UpdateAdminUser(ctx, got.ID, models.AdminChange{Password: ptr("a password for sso")}); !errors.Is(err, models.ErrInvalid) {
+			t.Fatalf("a password for an SSO account: %v", err)
 		}
 	})
 }
