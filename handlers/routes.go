@@ -143,6 +143,8 @@ func (a *App) routeTable() []route {
 		{"GET /api/logs/{id}", onAPI, byRole, a.showLog},
 		{"GET /api/settings", onAPI, byRole, a.showSettings},
 		{"PUT /api/settings", onAPI, byRole, a.putSettings},
+		{"GET /api/audit", onAPI, byRole, a.listAudit},
+		{"GET /api/audit/{id}", onAPI, byRole, a.showAuditEntry},
 
 		// Profiles, for owners and admins (the command line may hold secrets).
 		{"GET /debug/pprof/", onAPI, writers, pprof.Index},
