@@ -95,6 +95,8 @@ func (a *App) routeTable() []route {
 		{"GET /logs", onPage, byRole, a.showLogs},
 		{"GET /logs/{id}", onPage, byRole, a.showLogDetail},
 		{"GET /sticky", onPage, byRole, a.showSticky},
+		{"GET /audit", onPage, byRole, a.showAudit},
+		{"GET /audit/{id}", onPage, byRole, a.showAuditDetail},
 		{"GET /sticky/members", onPage, byRole, a.showStickyMembers},
 		{"POST /sticky", onPage, byRole, a.pinStickyPage},
 		{"POST /sticky/clear", onPage, byRole, a.clearStickyPage},
