@@ -77,7 +77,7 @@ func TestEveryTableScrolls(t *testing.T) {
 	// Pages whose data above gives them a table; the logs may not have
 	// their row written yet, so they are checked without a minimum.
 	for path, min := range map[string]int{"/": 1, "/models": 1, "/pools/gpt-4o": 1, "/providers": 1, "/keys": 1,
-		"/teams": 1, "/users": 1, "/sticky": 1, "/logs": 0} {
+		"/teams": 1, "/users": 1, "/sticky": 1, "/logs": 0, "/audit": 1} {
 		rec := b.get(path)
 		if rec.Code != http.StatusOK {
 			t.Errorf("GET %s: %d", path, rec.Code)

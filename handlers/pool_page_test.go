@@ -96,6 +96,9 @@ func TestPoolStatusPage(t *testing.T) {
 		if !strings.Contains(testid(doc, "pool-status-note").Text(), "in-memory") {
 			t.Error("no note that cooldowns are this process's in-memory view")
 		}
+		if href, _ := testid(doc, "pool-history").Attr("href"); href != "/audit?id=gpt-4o&kind=pool" {
+			t.Errorf("the pool's History link is %q", href)
+		}
 		if n := e.up.calls.Load() - calls; n != 0 {
 			t.Errorf("loading the page called the upstream %d times", n)
 		}

@@ -97,6 +97,8 @@ func (a *App) routeTable() []route {
 		{"GET /logs", onPage, byRole, a.showLogs},
 		{"GET /logs/{id}", onPage, byRole, a.showLogDetail},
 		{"GET /sticky", onPage, byRole, a.showSticky},
+		{"GET /audit", onPage, byRole, a.showAudit},
+		{"GET /audit/{id}", onPage, byRole, a.showAuditDetail},
 		{"GET /sticky/members", onPage, byRole, a.showStickyMembers},
 		{"POST /sticky", onPage, byRole, a.pinStickyPage},
 		{"POST /sticky/clear", onPage, byRole, a.clearStickyPage},
@@ -156,6 +158,8 @@ func (a *App) routeTable() []route {
 		{"GET /api/logs/{id}", onAPI, byRole, a.showLog},
 		{"GET /api/settings", onAPI, byRole, a.showSettings},
 		{"PUT /api/settings", onAPI, byRole, a.putSettings},
+		{"GET /api/audit", onAPI, byRole, a.listAudit},
+		{"GET /api/audit/{id}", onAPI, byRole, a.showAuditEntry},
 
 		// Profiles, for owners and admins (the command line may hold secrets).
 		{"GET /debug/pprof/", onAPI, writers, pprof.Index},

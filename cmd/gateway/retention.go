@@ -9,12 +9,13 @@ import (
 	"gateway/models"
 )
 
-// pruneInterval is how often old request logs are deleted.
+// pruneInterval is how often old request logs (and audit entries) are deleted.
 const pruneInterval = time.Hour
 
-// pruneLogs deletes request logs older than the retention setting, once at
-// start and then every pruneInterval, until ctx ends. The setting is read
-// each time, so a change applies at the next run.
+// pruneLogs deletes request logs and audit entries older than the retention
+// setting (and stored responses older than theirs), once at start and then
+// every pruneInterval, until ctx ends. The setting is read each time, so a
+// change applies at the next run.
 func pruneLogs(ctx context.Context, s *models.Store, logger *slog.Logger) {
 	t := time.NewTicker(pruneInterval)
 	defer t.Stop()
@@ -71,12 +72,18 @@ func pruneLogsOnce(ctx context.Context, s *models.Store, logger *slog.Logger, no
 	if err != nil || days <= 0 {
 		return
 	}
-	n, err := s.PruneRequestLogs(ctx, now.AddDate(0, 0, -days))
+	cutoff := now.AddDate(0, 0, -days)
+	n, err := s.PruneRequestLogs(ctx, cutoff)
 	if err != nil {
 		logger.Warn("pruning request logs failed", "err", err)
-		return
-	}
-	if n > 0 {
+	} else if n > 0 {
 		logger.Info("pruned old request logs", "rows", n, "retention_days", days)
+	}
+	// The audit log is kept as long as the request logs.
+	n, err = s.PruneAudit(ctx, cutoff)
+	if err != nil {
+		logger.Warn("pruning audit entries failed", "err", err)
+	} else if n > 0 {
+		logger.Info("pruned old audit entries", "entries", n, "retention_days", days)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +32,54 @@ func TestPruneLogsHonoursRetention(t *testing.T) {
 		logs, _ := s.ListRequestLogs(ctx, models.LogFilter{})
 		if len(logs) != 1 || logs[0].Model != "new" {
 			t.Fatalf("after pruning at 7 days: %+v", logs)
+		}
+	})
+}
+
+// TestPruneAuditHonoursLogRetention: audit entries go with the request
+// logs, at the same cutoff, and never without the setting.
+func TestPruneAuditHonoursLogRetention(t *testing.T) {
+	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		now := time.Now().UTC()
+		for _, e := range []models.AuditEntry{
+			{CreatedAt: now.Add(-10 * 24 * time.Hour), Actor: "alice", Action: models.ActionCreate, Kind: models.AuditKey, Name: "old"},
+			{CreatedAt: now.Add(-1 * time.Hour), Actor: "alice", Action: models.ActionCreate, Kind: models.AuditKey, Name: "new"},
+		} {
+			if err := s.DB().Create(&e).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		names := func() []string {
+			es, err := s.ListAudit(ctx, models.AuditFilter{Kind: models.AuditKey, Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, e := range es {
+				out = append(out, e.Name)
+			}
+			return out
+		}
+		logs := &strings.Builder{}
+		logger := slog.New(slog.NewTextHandler(logs, nil))
+		pruneOnce(ctx, s, logger, now) // no setting: keep everything
+		if got := fmt.Sprint(names()); got != "[new old]" {
+			t.Fatalf("pruned without a retention setting: %s left", got)
+		}
+		if err := s.PutSetting(ctx, models.SettingLogRetentionDays, "7"); err != nil {
+			t.Fatal(err)
+		}
+		pruneOnce(ctx, s, logger, now)
+		if got := fmt.Sprint(names()); got != "[new]" {
+			t.Fatalf("after pruning at 7 days: %s left", got)
+		}
+		if !strings.Contains(logs.String(), "pruned old audit entries") || !strings.Contains(logs.String(), "entries=1") {
+			t.Errorf("the pruning is not logged with its count:\n%s", logs)
+		}
+		// The setting's own change is recent: it stays.
+		if es, _ := s.ListAudit(ctx, models.AuditFilter{Kind: models.AuditSettings, Limit: 10}); len(es) != 1 {
+			t.Errorf("%d settings entries, want the retention's change", len(es))
 		}
 	})
 }
