@@ -74,6 +74,12 @@ func poll(what, js string) chromedp.Action[chromedp.Void] {
 // ready waits for the page to have loaded, htmx with it.
 var ready = poll("htmx", `document.readyState === "complete" && !!window.htmx`)
 
+// settled waits until htmx has no request in flight and no swap under way:
+// after a change that htmx answers by swapping fields (a select's
+// hx-trigger="change", which chromedp.SetValue fires), so that the next
+// action finds the new fields, not the ones being replaced.
+var settled = poll("htmx to settle", `!document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling")`)
+
 // waitContains waits for sel's text, white space folded, to hold want.
 func waitContains(sel, want string) chromedp.Action[chromedp.Void] {
 	return poll(fmt.Sprintf("%s to hold %q", sel, want),

@@ -80,7 +80,7 @@ func TestBrowserOwnersPinsAndRefusals(t *testing.T) {
 	// Pin the cooling member: taken, and said not to be in effect.
 	b.open("/sticky")
 	b.do(chromedp.SendKeys(css(`[data-testid="input-model_name"]`), "quota"),
-		chromedp.SendKeys(css(`#sticky-ttl`), "1h"))
+		chromedp.SendKeys(css(`#sticky-ttl`), "1h"), settled) // leaving the name asks for its members
 	limitedID, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('#sticky-deployment_id option')]
 		.find(o => o.textContent.includes("limited-model"))?.value ?? ""`))
 	if err != nil || limitedID == "" {
@@ -117,7 +117,7 @@ func TestBrowserOwnersPinsAndRefusals(t *testing.T) {
 	// A provider form sent back with an error asks for the key again.
 	b.open("/providers")
 	b.do(chromedp.SendKeys(css(`#provider-name`), "second"),
-		chromedp.SetValue(css(`#provider-api_type`), "openai"),
+		chromedp.SetValue(css(`#provider-api_type`), "openai"), settled,
 		chromedp.SendKeys(css(`#provider-base_url`), "not a url"),
 		chromedp.SendKeys(css(`#provider-api_key`), "sk-typed-once-1234"),
 		chromedp.Click(css(`[data-testid="provider-submit"]`)),

@@ -317,7 +317,7 @@ func TestBrowserProviderKeyAndRequest(t *testing.T) {
 
 		chromedp.Navigate(base+"/providers"), ready,
 		chromedp.SendKeys(css(`#provider-name`), "browser-openai"),
-		chromedp.SetValue(css(`#provider-api_type`), "openai"),
+		chromedp.SetValue(css(`#provider-api_type`), "openai"), settled,
 		chromedp.SendKeys(css(`#provider-base_url`), upstream.URL+"/v1"),
 		chromedp.SendKeys(css(`#provider-api_key`), testProviderKey),
 		chromedp.Click(css(`[data-testid="provider-submit"]`)),
