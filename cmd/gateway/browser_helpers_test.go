@@ -30,7 +30,9 @@ func css(s string) chromedp.CSS { return chromedp.CSS(s) }
 func (b *adminBrowser) do(steps ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
 	if err := chromedp.Do(b.ctx, steps...); err != nil {
-		b.t.Fatal(err)
+		// Where the browser was and what it showed, while the session lasts.
+		page, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`location.href + "\n" + (document.querySelector("main")?.innerText ?? "")`))
+		b.t.Fatalf("%v\nthe page:\n%s", err, page)
 	}
 }
 
@@ -55,9 +57,12 @@ func (b *adminBrowser) value(sel string) string {
 
 // poll waits for js to be true; it polls again when a navigation destroys
 // the page it was polling.
-func poll(what, js string) chromedp.Action[chromedp.Void] {
+func poll(what, js string) chromedp.Action[chromedp.Void] { return pollFor(what, js, 10*time.Second) }
+
+// pollFor is poll for at most d.
+func pollFor(what, js string, d time.Duration) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(d)
 		for {
 			_, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(time.Until(deadline))))
 			if err == nil {

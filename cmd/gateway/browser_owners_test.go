@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/openai/openai-go/v3"
@@ -19,7 +20,12 @@ import (
 // the cause named, and adds a provider whose form, sent back with an error,
 // asks for the key again.
 func TestBrowserOwnersPinsAndRefusals(t *testing.T) {
-	g, _ := startGateway(t, testConfig("", t.TempDir()))
+	g, logs := startGateway(t, testConfig("", t.TempDir()))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the gateway's log:\n%s", logs)
+		}
+	})
 	healthy := addQuotaPool(t, g, map[string]any{"output_price": 100})
 	key := mustAPI(t, g, "POST", "/api/keys", map[string]any{"name": "small", "max_budget_usd": 0.05}, http.StatusCreated)["key"].(string)
 	client := sdk(g, key)
@@ -88,7 +94,7 @@ func TestBrowserOwnersPinsAndRefusals(t *testing.T) {
 	}
 	b.do(chromedp.SetValue(css(`#sticky-deployment_id`), limitedID),
 		chromedp.Click(css(`[data-testid="sticky-submit"]`)),
-		chromedp.WaitVisible(css(`[data-testid="binding"][data-model="quota"] [data-testid="binding-not-in-effect"]`)))
+		pollFor("the pin, not in effect", `!!document.querySelector('[data-testid="binding"][data-model="quota"] [data-testid="binding-not-in-effect"]')`, time.Minute))
 	if got := b.text(`[data-testid="binding"][data-model="quota"] [data-testid="binding-not-in-effect"]`); !strings.Contains(got, "cooling down") {
 		t.Fatalf("the pin to the cooling member: %q", got)
 	}
