@@ -60,10 +60,7 @@ func (a *App) setAdminRolePage(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r, "admin")
 	if err == nil {
 		role := formValue(r, "role")
-		var c models.AdminChange
-		if c, err = a.adminChangeOf(jsonBody{"role": quoteJSON(role)}); err == nil {
-			_, err = a.store.UpdateAdminUser(r.Context(), id, c)
-		}
+		_, err = a.store.UpdateAdminUser(r.Context(), id, models.AdminChange{Role: &role})
 	}
 	a.adminChanged(w, r, err)
 }
@@ -81,11 +78,10 @@ func (a *App) deleteAdminPage(w http.ResponseWriter, r *http.Request) {
 // to the login page, when the owner demoted or removed themselves), or the
 // page with why it was refused (422 for htmx, which swaps only that).
 func (a *App) adminChanged(w http.ResponseWriter, r *http.Request, err error) {
-	var input *inputError
-	if errors.Is(err, models.ErrLastOwner) || errors.As(err, &input) {
+	if errors.Is(err, models.ErrLastOwner) || errors.Is(err, models.ErrInvalid) {
 		_, msg := errorStatus(err)
 		status := http.StatusConflict
-		if input != nil || isHTMX(r) {
+		if !errors.Is(err, models.ErrLastOwner) || isHTMX(r) {
 			status = http.StatusUnprocessableEntity
 		}
 		a.renderAdmins(w, r, status, views.AdminForm{Role: models.RoleViewer}, msg)

@@ -114,10 +114,11 @@ func (s *Store) RecordAudit(ctx context.Context, action, kind, id, name string, 
 }
 
 func auditJSON(v any) (string, error) {
-	if v == nil || reflect.ValueOf(v).Kind() == reflect.Pointer && reflect.ValueOf(v).IsNil() {
+	rv := reflect.ValueOf(v)
+	if v == nil || rv.Kind() == reflect.Pointer && rv.IsNil() {
 		return "", nil
 	}
-	if reflect.Indirect(reflect.ValueOf(v)).Kind() == reflect.Struct {
+	if reflect.Indirect(rv).Kind() == reflect.Struct {
 		v = snapshot(v)
 	}
 	b, err := json.Marshal(v)
