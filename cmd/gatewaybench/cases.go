@@ -45,6 +45,7 @@ func allCases() []benchCase {
 		{name: "chat→msg", about: "OpenAI caller → Anthropic pool (translated), JSON", path: "/v1/chat/completions", body: chatBodyFor(poolAnthropic, false)},
 		{name: "chat→msg-stream", about: "OpenAI caller → Anthropic pool (translated), SSE", path: "/v1/chat/completions", body: chatBodyFor(poolAnthropic, true), stream: true},
 		{name: "cc→chat-stream", about: "Claude Code's first request (24 tools, 19 kB) → OpenAI pool (translated), SSE", path: "/v1/messages", body: claudeCodeBody, stream: true, anthropic: true},
+		{name: "msg", about: "Anthropic caller → Anthropic pool (pass-through), JSON", path: "/v1/messages", body: messagesBody(poolAnthropic, false), anthropic: true},
 		{name: "msg-stream", about: "Anthropic caller → Anthropic pool (pass-through), SSE", path: "/v1/messages", body: messagesBody(poolAnthropic, true), stream: true, anthropic: true},
 	}
 }

@@ -32,6 +32,7 @@ type config struct {
 	streams   int // > 0: the open-streams mode
 
 	cpuProfile string // file for a CPU profile of the whole run
+	trace      string // file for an execution trace of the whole run
 	// databaseURL, when set, is a PostgreSQL server the gateway keeps its
 	// data and request logs on (in a scratch database), instead of SQLite.
 	databaseURL string
@@ -48,7 +49,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.warmup, "warmup", 100*time.Millisecond, "warm-up of each target before each case and concurrency")
 	fs.IntVar(&cfg.rounds, "rounds", 3, "runs per target of each case and concurrency, interleaved with the other targets'")
 	conc := fs.String("concurrency", "1,16,64", "comma-separated closed-loop concurrencies")
-	cases := fs.String("cases", "all", "comma-separated cases: chat, chat-stream, msg→chat, msg→chat-stream, chat→msg, chat→msg-stream, cc→chat-stream, msg-stream, or all")
+	cases := fs.String("cases", "all", "comma-separated cases: chat, chat-stream, msg→chat, msg→chat-stream, chat→msg, chat→msg-stream, cc→chat-stream, msg, msg-stream, or all")
 	fs.DurationVar(&cfg.upstream.latency, "latency", time.Millisecond, "fixed latency the fake upstream adds before answering")
 	fs.IntVar(&cfg.upstream.chunks, "chunks", 20, "content chunks in each upstream stream")
 	fs.DurationVar(&cfg.upstream.chunkGap, "chunk-gap", 0, "pause between two upstream stream events (default: -streams mode 100ms, else none)")
@@ -58,6 +59,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.databaseURL, "database-url", "", "postgres://… server to run the gateway on, in a scratch database created and dropped (its user may create databases); empty: the embedded SQLite")
 	fs.StringVar(&cfg.redisURL, "redis-url", "", "redis://… to share the gateway's runtime state through, as replicas do (GATEWAY_REDIS_URL); empty: in memory")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (all targets: look for gateway/proxy) to this file")
+	fs.StringVar(&cfg.trace, "trace", "", "write a runtime/trace of the whole run to this file (go tool trace: what the slowest requests waited on)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"gateway/proxy/logbuf"
 )
 
 // Target names, in the order every round runs them.
@@ -47,9 +49,11 @@ func startEnv(ctx context.Context, opts upstreamOptions, databaseURL, redisURL s
 	if err != nil {
 		return e, fmt.Errorf("access log: %w", err)
 	}
-	e.closers = append(e.closers, func() { accessLog.Close() })
+	// Through the same buffer as the gateway's own log (cmd/gateway).
+	accessBuf := logbuf.New(accessLog)
+	e.closers = append(e.closers, func() { accessBuf.Close(); accessLog.Close() })
 	logger := slog.New(slog.NewMultiHandler(
-		slog.NewTextHandler(accessLog, &slog.HandlerOptions{Level: slog.LevelInfo}),
+		slog.NewTextHandler(accessBuf, &slog.HandlerOptions{Level: slog.LevelInfo}),
 		slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	errLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	if e.upstream, err = serve(newFakeUpstream(opts), errLog); err != nil {

@@ -26,6 +26,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 )
 
@@ -57,6 +58,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		stop, perr := startCPUProfile(cfg.cpuProfile)
 		if perr != nil {
 			return perr
+		}
+		defer func() { err = errors.Join(err, stop()) }()
+	}
+	if cfg.trace != "" {
+		stop, terr := startTrace(cfg.trace)
+		if terr != nil {
+			return terr
 		}
 		defer func() { err = errors.Join(err, stop()) }()
 	}
@@ -107,6 +115,21 @@ func startCPUProfile(path string) (stop func() error, err error) {
 	}
 	return func() error {
 		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}
+
+// startTrace records an execution trace until the returned stop is called.
+func startTrace(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	if err := trace.Start(f); err != nil {
+		return nil, errors.Join(fmt.Errorf("trace: %w", err), f.Close())
+	}
+	return func() error {
+		trace.Stop()
 		return f.Close()
 	}, nil
 }

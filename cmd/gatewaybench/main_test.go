@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,9 +25,20 @@ var tableRow = regexp.MustCompile(`(?m)^(\S+)\s+(\d+)\s+(direct|proxy|gateway)\s
 // succeeded. It asserts no timing.
 func TestBenchmarkSmoke(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	args := []string{"-duration", "60ms", "-warmup", "20ms", "-rounds", "1", "-concurrency", "1", "-chunks", "5"}
+	tracePath := filepath.Join(t.TempDir(), "bench.trace")
+	args := []string{"-duration", "60ms", "-warmup", "20ms", "-rounds", "1", "-concurrency", "1", "-chunks", "5", "-trace", tracePath}
 	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\nstdout:\n%s\nstderr:\n%s", err, &stdout, &stderr)
+	}
+	if fi, err := os.Stat(tracePath); err != nil || fi.Size() == 0 {
+		t.Errorf("-trace wrote no trace: %v", err)
+	}
+	for _, c := range allCases() {
+		for _, target := range []string{"p50 overhead at c=1", "p99 at c=1"} {
+			if !strings.Contains(stdout.String(), fmt.Sprintf("  %-16s %s: gateway", c.name, target)) {
+				t.Errorf("no %q target line for %s:\n%s", target, c.name, &stdout)
+			}
+		}
 	}
 	rows := tableRow.FindAllStringSubmatch(stdout.String(), -1)
 	if got, want := len(rows), len(allCases())*3; got != want {
