@@ -14,9 +14,10 @@ import (
 // its Exec builds the statement again with allocations per value
 // (models/bench_logs_test.go: 200 rows 14 ms → about 4 ms).
 
-// logBatchRows is how many request logs go into one INSERT. The pure-Go
-// SQLite driver binds parameters in time quadratic in their number, so one
-// statement for a whole batch of 200 spent most of its time binding.
+// logBatchRows is how many request logs go into one INSERT. With the
+// earlier SQLite driver (glebarez), whose binding took time quadratic in the
+// number of parameters, one statement for a whole batch of 200 spent most of
+// its time binding.
 const logBatchRows = 10
 
 // logColumns counts request_logs' columns but id.
