@@ -30,6 +30,8 @@ type DB struct {
 	Dialect string
 	// DSN is the connection string it was opened with (PostgreSQL LISTEN needs it).
 	DSN string
+
+	logInserts logInserts // the request-log INSERTs prepared on this pool
 }
 
 // Open opens PostgreSQL when dsn starts with postgres:// or postgresql://, and
@@ -113,6 +115,7 @@ func (db *DB) Close() error {
 	if err != nil {
 		return fmt.Errorf("models: %w", err)
 	}
+	db.logInserts.close()
 	return sqlDB.Close()
 }
 

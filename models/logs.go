@@ -14,8 +14,12 @@ import (
 // InsertRequestLogs writes request logs, logBatchRows to a statement, in one
 // transaction. The rows' IDs are not read back.
 func (s *Store) InsertRequestLogs(ctx context.Context, logs []RequestLog) error {
-	return s.g(ctx).Transaction(func(tx *gorm.DB) error { return insertLogs(tx, logs) })
+	w := s.logInserter()
+	defer w.done(ctx, s.db)
+	return s.g(ctx).Transaction(func(tx *gorm.DB) error { return w.insert(tx, logs) })
 }
+
+func (s *Store) logInserter() *logInserter { return &logInserter{li: &s.db.logInserts} }
 
 // LogFilter selects request logs; zero fields select everything.
 type LogFilter struct {
@@ -154,6 +158,8 @@ func spendTable(holder string) (string, error) {
 // commit): rows whose request id is already stored are left out, and so is
 // their spend.
 func (s *Store) SaveLogEntries(ctx context.Context, entries []LogEntry, once bool) error {
+	w := s.logInserter()
+	defer w.done(ctx, s.db)
 	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
 		var stored map[string]bool
 		if once {
@@ -180,7 +186,7 @@ func (s *Store) SaveLogEntries(ctx context.Context, entries []LogEntry, once boo
 				}
 				continue
 			}
-			if err := saveRows(tx, rows); err != nil {
+			if err := saveRows(tx, w, rows); err != nil {
 				return err
 			}
 			rows = rows[:0]
@@ -188,7 +194,7 @@ func (s *Store) SaveLogEntries(ctx context.Context, entries []LogEntry, once boo
 				return err
 			}
 		}
-		if err := saveRows(tx, rows); err != nil {
+		if err := saveRows(tx, w, rows); err != nil {
 			return err
 		}
 		if err := saveResponses(tx, responses); err != nil {
@@ -243,11 +249,11 @@ type spendKey struct {
 // saveRows inserts rows and adds their costs to their holders, in the order
 // of holder and id, so that two gateways' transactions never wait for each
 // other's rows in opposite orders.
-func saveRows(tx *gorm.DB, rows []RequestLog) error {
+func saveRows(tx *gorm.DB, w *logInserter, rows []RequestLog) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	if err := insertLogs(tx, rows); err != nil {
+	if err := w.insert(tx, rows); err != nil {
 		return err
 	}
 	spend := make(map[spendKey]float64)

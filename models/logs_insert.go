@@ -1,9 +1,13 @@
 package models
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gorm.io/gorm"
 )
@@ -14,10 +18,8 @@ import (
 // its Exec builds the statement again with allocations per value
 // (models/bench_logs_test.go: 200 rows 14 ms → about 4 ms).
 
-// logBatchRows is how many request logs go into one INSERT. With the
-// earlier SQLite driver (glebarez), whose binding took time quadratic in the
-// number of parameters, one statement for a whole batch of 200 spent most of
-// its time binding.
+// logBatchRows is how many request logs go into one INSERT. With statements
+// prepared once, 20 or 50 rows to a statement were no faster than 10.
 const logBatchRows = 10
 
 // logColumns counts request_logs' columns but id.
@@ -52,10 +54,11 @@ func (l *RequestLog) traceColumn() any {
 }
 
 // isColumnDefault reports whether a value is what its column holds when an
-// INSERT leaves it out (NULL, 0, ” or false): the SQLite driver compiles
-// the statement again on every call, at a cost that grows with the values in
-// it, and most rows have a handful of zero columns (cache tokens, fallback,
-// error, user, team): leaving those out makes a batch about a fifth cheaper.
+// INSERT leaves it out (NULL, 0, ” or false). Most rows have a handful of
+// such columns (cache tokens, fallback, error, user, team), and every value
+// bound costs time in the drivers: leaving them out made a batch of sparse
+// rows about a fifth cheaper, on SQLite with the statement prepared as on
+// PostgreSQL (models/bench_logs_test.go).
 func isColumnDefault(v any) bool {
 	switch v := v.(type) {
 	case *int64:
@@ -80,54 +83,23 @@ var logPlaceholders = map[string]func(b *strings.Builder, i int){
 	DialectPostgres: func(b *strings.Builder, i int) { b.WriteByte('$'); b.WriteString(strconv.Itoa(i)) },
 }
 
-// insertLogs inserts logs on the transaction's connection, logBatchRows to a
-// statement, each statement with the columns that some of its rows set.
-func insertLogs(tx *gorm.DB, logs []RequestLog) error {
-	placeholder, ok := logPlaceholders[tx.Dialector.Name()]
-	if !ok {
-		return fmt.Errorf("models: insert request logs: no statement for database %q", tx.Dialector.Name())
-	}
-	var (
-		sql  strings.Builder
-		args = make([]any, 0, logBatchRows*logColumns)
-		rows [logBatchRows][logColumns]any
-	)
-	for len(logs) > 0 {
-		n := min(len(logs), logBatchRows)
-		var used [logColumns]bool
-		for i := range logs[:n] {
-			if logs[i].CreatedAt.IsZero() {
-				logs[i].CreatedAt = tx.NowFunc().UTC() // UTC as the proxy writes: SQLite compares the text
-			}
-			rows[i] = logs[i].columnValues()
-			for c, v := range rows[i] {
-				used[c] = used[c] || !isColumnDefault(v)
-			}
-		}
-		args = args[:0]
-		for i := range n {
-			for c, v := range rows[i] {
-				if used[c] {
-					args = append(args, v)
-				}
-			}
-		}
-		writeInsertLogs(&sql, &used, n, placeholder)
-		if _, err := tx.Statement.ConnPool.ExecContext(tx.Statement.Context, sql.String(), args...); err != nil {
-			return wrap(err, "insert %d request logs", n)
-		}
-		logs = logs[n:]
-	}
-	return nil
+// logShape is the form of one INSERT of request logs.
+type logShape struct {
+	cols uint32 // bit c set: requestLogColumns[c] is given
+	rows int
 }
 
-// writeInsertLogs writes an INSERT of n rows of the used columns into b.
-func writeInsertLogs(b *strings.Builder, used *[logColumns]bool, n int, placeholder func(*strings.Builder, int)) {
-	b.Reset()
+// sql writes the INSERT of sh.
+func (sh logShape) sql(dialect string) (string, error) {
+	placeholder, ok := logPlaceholders[dialect]
+	if !ok {
+		return "", fmt.Errorf("models: insert request logs: no statement for database %q", dialect)
+	}
+	var b strings.Builder
 	b.WriteString("INSERT INTO request_logs (")
 	cols := 0
 	for c, name := range requestLogColumns {
-		if used[c] {
+		if sh.cols&(1<<c) != 0 {
 			if cols > 0 {
 				b.WriteByte(',')
 			}
@@ -136,7 +108,7 @@ func writeInsertLogs(b *strings.Builder, used *[logColumns]bool, n int, placehol
 		}
 	}
 	b.WriteString(") VALUES ")
-	for r := range n {
+	for r := range sh.rows {
 		if r > 0 {
 			b.WriteByte(',')
 		}
@@ -145,8 +117,150 @@ func writeInsertLogs(b *strings.Builder, used *[logColumns]bool, n int, placehol
 			if c > 0 {
 				b.WriteByte(',')
 			}
-			placeholder(b, r*cols+c+1)
+			placeholder(&b, r*cols+c+1)
 		}
 		b.WriteByte(')')
 	}
+	return b.String(), nil
+}
+
+// maxLogInserts bounds the statements logInserts keeps: a few column sets
+// times up to logBatchRows row counts cover what the proxy writes, and a
+// rarer shape is compiled on each use as before. On SQLite a prepared
+// statement of 10 rows takes about 30 KB on each connection that ran it.
+const maxLogInserts = 64
+
+// logInserts are INSERTs of request logs prepared on the pool, by shape.
+// The SQLite driver compiles a statement that is not prepared on every Exec,
+// which was a third of the time of a batch; database/sql keeps a prepared
+// one compiled on each connection that ran it, and Tx.StmtContext reuses it
+// there. (pgx caches statements by their text itself, so on PostgreSQL this
+// changes little.)
+type logInserts struct {
+	mu    sync.Mutex
+	stmts map[logShape]*sql.Stmt
+}
+
+// stmt returns the statement prepared for sh, or nil.
+func (li *logInserts) stmt(sh logShape) *sql.Stmt {
+	li.mu.Lock()
+	defer li.mu.Unlock()
+	return li.stmts[sh]
+}
+
+// prepare prepares statements for the shapes that have none, while there is
+// room. It runs after the transaction that missed them: preparing on the
+// pool from inside one waits for a second connection, which SQLite's small
+// pool may not have while the others queue for the write lock that the
+// transaction holds. It is an optimization only: a failure leaves the shape
+// to be compiled on each use, and prepared at another try.
+func (li *logInserts) prepare(ctx context.Context, db *DB, shapes []logShape) {
+	pool, err := db.DB.DB()
+	if err != nil {
+		return
+	}
+	for _, sh := range shapes {
+		li.mu.Lock()
+		skip := li.stmts[sh] != nil || len(li.stmts) >= maxLogInserts
+		li.mu.Unlock()
+		if skip {
+			continue
+		}
+		q, err := sh.sql(db.Dialect)
+		if err != nil {
+			return
+		}
+		st, err := pool.PrepareContext(ctx, q)
+		if err != nil {
+			return
+		}
+		li.mu.Lock()
+		if li.stmts[sh] == nil && len(li.stmts) < maxLogInserts {
+			if li.stmts == nil {
+				li.stmts = make(map[logShape]*sql.Stmt)
+			}
+			li.stmts[sh], st = st, nil
+		}
+		li.mu.Unlock()
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// close closes the prepared statements.
+func (li *logInserts) close() {
+	li.mu.Lock()
+	defer li.mu.Unlock()
+	for sh, st := range li.stmts {
+		st.Close()
+		delete(li.stmts, sh)
+	}
+}
+
+// logInserter inserts request logs in one transaction, with the statements
+// of li, and notes the shapes that had none.
+type logInserter struct {
+	li     *logInserts
+	missed []logShape
+}
+
+// done prepares what the transaction missed; call it after the transaction.
+func (w *logInserter) done(ctx context.Context, db *DB) {
+	if len(w.missed) > 0 {
+		w.li.prepare(ctx, db, w.missed)
+	}
+}
+
+// insert inserts logs on the transaction's connection, logBatchRows to a
+// statement, each statement with the columns that some of its rows set.
+func (w *logInserter) insert(tx *gorm.DB, logs []RequestLog) error {
+	ctx := tx.Statement.Context
+	txStmt, inTx := tx.Statement.ConnPool.(interface {
+		StmtContext(context.Context, *sql.Stmt) *sql.Stmt
+	})
+	var (
+		args = make([]any, 0, logBatchRows*logColumns)
+		rows [logBatchRows][logColumns]any
+	)
+	for len(logs) > 0 {
+		sh := logShape{rows: min(len(logs), logBatchRows)}
+		for i := range logs[:sh.rows] {
+			if logs[i].CreatedAt.IsZero() {
+				logs[i].CreatedAt = tx.NowFunc().UTC() // UTC as the proxy writes: SQLite compares the text
+			}
+			rows[i] = logs[i].columnValues()
+			for c, v := range rows[i] {
+				if !isColumnDefault(v) {
+					sh.cols |= 1 << c
+				}
+			}
+		}
+		args = args[:0]
+		for i := range sh.rows {
+			for c, v := range rows[i] {
+				if sh.cols&(1<<c) != 0 {
+					args = append(args, v)
+				}
+			}
+		}
+		var err error
+		if st := w.li.stmt(sh); st != nil && inTx {
+			_, err = txStmt.StmtContext(ctx, st).ExecContext(ctx, args...)
+		} else {
+			if !slices.Contains(w.missed, sh) {
+				w.missed = append(w.missed, sh)
+			}
+			var q string
+			if q, err = sh.sql(tx.Dialector.Name()); err != nil {
+				return err
+			}
+			_, err = tx.Statement.ConnPool.ExecContext(ctx, q, args...)
+		}
+		if err != nil {
+			return wrap(err, "insert %d request logs", sh.rows)
+		}
+		logs = logs[sh.rows:]
+	}
+	return nil
 }
