@@ -31,7 +31,7 @@ type DB struct {
 	// DSN is the connection string it was opened with (PostgreSQL LISTEN needs it).
 	DSN string
 
-	logInserts logInserts // the request-log INSERTs prepared on this pool
+	stmts preparedStmts // the request-log writes' statements prepared on this pool
 }
 
 // Open opens PostgreSQL when dsn starts with postgres:// or postgresql://, and
@@ -115,7 +115,7 @@ func (db *DB) Close() error {
 	if err != nil {
 		return fmt.Errorf("models: %w", err)
 	}
-	db.logInserts.close()
+	db.stmts.close()
 	return sqlDB.Close()
 }
 

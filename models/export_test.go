@@ -1,27 +1,13 @@
 package models
 
-import (
-	"context"
+// MaxPrepared is maxPrepared, for tests.
+const MaxPrepared = maxPrepared
 
-	"gorm.io/gorm"
-)
-
-// MaxLogInserts is maxLogInserts, for tests.
-const MaxLogInserts = maxLogInserts
-
-// PreparedLogInserts counts the request-log INSERTs the store keeps prepared.
-func (s *Store) PreparedLogInserts() int {
-	li := &s.db.logInserts
-	li.mu.Lock()
-	defer li.mu.Unlock()
-	return len(li.stmts)
-}
-
-// InsertRequestLogsMissed is InsertRequestLogs that also says how many of
-// its statements' shapes had no prepared statement.
-func (s *Store) InsertRequestLogsMissed(ctx context.Context, logs []RequestLog) (int, error) {
-	w := s.logInserter()
-	defer w.done(ctx, s.db)
-	err := s.g(ctx).Transaction(func(tx *gorm.DB) error { return w.insert(tx, logs) })
-	return len(w.missed), err
+// PreparedStatements counts the statements the store keeps prepared, and
+// how often a transaction ran one that had none.
+func (s *Store) PreparedStatements() (prepared, missed int) {
+	p := &s.db.stmts
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.stmts), p.missed
 }

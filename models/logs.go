@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -14,12 +15,13 @@ import (
 // InsertRequestLogs writes request logs, logBatchRows to a statement, in one
 // transaction. The rows' IDs are not read back.
 func (s *Store) InsertRequestLogs(ctx context.Context, logs []RequestLog) error {
-	w := s.logInserter()
+	w := s.txStmts()
 	defer w.done(ctx, s.db)
-	return s.g(ctx).Transaction(func(tx *gorm.DB) error { return w.insert(tx, logs) })
+	return s.g(ctx).Transaction(func(tx *gorm.DB) error { return insertLogs(tx, w, logs) })
 }
 
-func (s *Store) logInserter() *logInserter { return &logInserter{li: &s.db.logInserts} }
+// txStmts is for one transaction's use of the store's prepared statements.
+func (s *Store) txStmts() *txStmts { return &txStmts{p: &s.db.stmts} }
 
 // LogFilter selects request logs; zero fields select everything.
 type LogFilter struct {
@@ -158,7 +160,7 @@ func spendTable(holder string) (string, error) {
 // commit): rows whose request id is already stored are left out, and so is
 // their spend.
 func (s *Store) SaveLogEntries(ctx context.Context, entries []LogEntry, once bool) error {
-	w := s.logInserter()
+	w := s.txStmts()
 	defer w.done(ctx, s.db)
 	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
 		var stored map[string]bool
@@ -240,6 +242,23 @@ func storedRequestIDs(tx *gorm.DB, entries []LogEntry) (map[string]bool, error) 
 	return stored, nil
 }
 
+// spendAdd is the statement that adds to the spend of one row of a spend
+// table, a stmtKey: as GORM's UpdateColumn wrote it, prepared once.
+type spendAdd string
+
+func (table spendAdd) sql(dialect string) (string, error) {
+	placeholder, ok := placeholders[dialect]
+	if !ok {
+		return "", fmt.Errorf("models: add spend: no statement for database %q", dialect)
+	}
+	var b strings.Builder
+	b.WriteString("UPDATE " + string(table) + " SET spend_usd = spend_usd + ")
+	placeholder(&b, 1)
+	b.WriteString(" WHERE id = ")
+	placeholder(&b, 2)
+	return b.String(), nil
+}
+
 // spendKey is one row of a spend table.
 type spendKey struct {
 	holder string
@@ -249,11 +268,11 @@ type spendKey struct {
 // saveRows inserts rows and adds their costs to their holders, in the order
 // of holder and id, so that two gateways' transactions never wait for each
 // other's rows in opposite orders.
-func saveRows(tx *gorm.DB, w *logInserter, rows []RequestLog) error {
+func saveRows(tx *gorm.DB, w *txStmts, rows []RequestLog) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	if err := w.insert(tx, rows); err != nil {
+	if err := insertLogs(tx, w, rows); err != nil {
 		return err
 	}
 	spend := make(map[spendKey]float64)
@@ -279,8 +298,7 @@ func saveRows(tx *gorm.DB, w *logInserter, rows []RequestLog) error {
 		if err != nil {
 			return err
 		}
-		if err := tx.Table(table).Where("id = ?", k.id).
-			UpdateColumn("spend_usd", gorm.Expr("spend_usd + ?", spend[k])).Error; err != nil {
+		if err := w.exec(tx, spendAdd(table), spend[k], k.id); err != nil {
 			return wrap(err, "add spend to %s %d", k.holder, k.id)
 		}
 	}

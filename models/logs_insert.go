@@ -1,13 +1,8 @@
 package models
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
-	"sync"
 
 	"gorm.io/gorm"
 )
@@ -77,13 +72,7 @@ func isColumnDefault(v any) bool {
 	return false // created_at is always written
 }
 
-// logPlaceholders write a statement's i-th (1-based) parameter per dialect.
-var logPlaceholders = map[string]func(b *strings.Builder, i int){
-	DialectSQLite:   func(b *strings.Builder, _ int) { b.WriteByte('?') },
-	DialectPostgres: func(b *strings.Builder, i int) { b.WriteByte('$'); b.WriteString(strconv.Itoa(i)) },
-}
-
-// logShape is the form of one INSERT of request logs.
+// logShape is the form of one INSERT of request logs, a stmtKey.
 type logShape struct {
 	cols uint32 // bit c set: requestLogColumns[c] is given
 	rows int
@@ -91,7 +80,7 @@ type logShape struct {
 
 // sql writes the INSERT of sh.
 func (sh logShape) sql(dialect string) (string, error) {
-	placeholder, ok := logPlaceholders[dialect]
+	placeholder, ok := placeholders[dialect]
 	if !ok {
 		return "", fmt.Errorf("models: insert request logs: no statement for database %q", dialect)
 	}
@@ -124,101 +113,9 @@ func (sh logShape) sql(dialect string) (string, error) {
 	return b.String(), nil
 }
 
-// maxLogInserts bounds the statements logInserts keeps: a few column sets
-// times up to logBatchRows row counts cover what the proxy writes, and a
-// rarer shape is compiled on each use as before. On SQLite a prepared
-// statement of 10 rows takes about 30 KB on each connection that ran it.
-const maxLogInserts = 64
-
-// logInserts are INSERTs of request logs prepared on the pool, by shape.
-// The SQLite driver compiles a statement that is not prepared on every Exec,
-// which was a third of the time of a batch; database/sql keeps a prepared
-// one compiled on each connection that ran it, and Tx.StmtContext reuses it
-// there. (pgx caches statements by their text itself, so on PostgreSQL this
-// changes little.)
-type logInserts struct {
-	mu    sync.Mutex
-	stmts map[logShape]*sql.Stmt
-}
-
-// stmt returns the statement prepared for sh, or nil.
-func (li *logInserts) stmt(sh logShape) *sql.Stmt {
-	li.mu.Lock()
-	defer li.mu.Unlock()
-	return li.stmts[sh]
-}
-
-// prepare prepares statements for the shapes that have none, while there is
-// room. It runs after the transaction that missed them: preparing on the
-// pool from inside one waits for a second connection, which SQLite's small
-// pool may not have while the others queue for the write lock that the
-// transaction holds. It is an optimization only: a failure leaves the shape
-// to be compiled on each use, and prepared at another try.
-func (li *logInserts) prepare(ctx context.Context, db *DB, shapes []logShape) {
-	pool, err := db.DB.DB()
-	if err != nil {
-		return
-	}
-	for _, sh := range shapes {
-		li.mu.Lock()
-		skip := li.stmts[sh] != nil || len(li.stmts) >= maxLogInserts
-		li.mu.Unlock()
-		if skip {
-			continue
-		}
-		q, err := sh.sql(db.Dialect)
-		if err != nil {
-			return
-		}
-		st, err := pool.PrepareContext(ctx, q)
-		if err != nil {
-			return
-		}
-		li.mu.Lock()
-		if li.stmts[sh] == nil && len(li.stmts) < maxLogInserts {
-			if li.stmts == nil {
-				li.stmts = make(map[logShape]*sql.Stmt)
-			}
-			li.stmts[sh], st = st, nil
-		}
-		li.mu.Unlock()
-		if st != nil {
-			st.Close()
-		}
-	}
-}
-
-// close closes the prepared statements.
-func (li *logInserts) close() {
-	li.mu.Lock()
-	defer li.mu.Unlock()
-	for sh, st := range li.stmts {
-		st.Close()
-		delete(li.stmts, sh)
-	}
-}
-
-// logInserter inserts request logs in one transaction, with the statements
-// of li, and notes the shapes that had none.
-type logInserter struct {
-	li     *logInserts
-	missed []logShape
-}
-
-// done prepares what the transaction missed; call it after the transaction.
-func (w *logInserter) done(ctx context.Context, db *DB) {
-	if len(w.missed) > 0 {
-		w.li.prepare(ctx, db, w.missed)
-	}
-}
-
-// insert inserts logs on the transaction's connection, logBatchRows to a
-// statement, each statement with the columns that some of its rows set.
-func (w *logInserter) insert(tx *gorm.DB, logs []RequestLog) error {
-	ctx := tx.Statement.Context
-	txStmt, inTx := tx.Statement.ConnPool.(interface {
-		StmtContext(context.Context, *sql.Stmt) *sql.Stmt
-	})
+// insertLogs inserts logs on the transaction's connection, logBatchRows to
+// a statement, each statement with the columns that some of its rows set.
+func insertLogs(tx *gorm.DB, w *txStmts, logs []RequestLog) error {
 	var (
 		args = make([]any, 0, logBatchRows*logColumns)
 		rows [logBatchRows][logColumns]any
@@ -244,20 +141,7 @@ func (w *logInserter) insert(tx *gorm.DB, logs []RequestLog) error {
 				}
 			}
 		}
-		var err error
-		if st := w.li.stmt(sh); st != nil && inTx {
-			_, err = txStmt.StmtContext(ctx, st).ExecContext(ctx, args...)
-		} else {
-			if !slices.Contains(w.missed, sh) {
-				w.missed = append(w.missed, sh)
-			}
-			var q string
-			if q, err = sh.sql(tx.Dialector.Name()); err != nil {
-				return err
-			}
-			_, err = tx.Statement.ConnPool.ExecContext(ctx, q, args...)
-		}
-		if err != nil {
+		if err := w.exec(tx, sh, args...); err != nil {
 			return wrap(err, "insert %d request logs", sh.rows)
 		}
 		logs = logs[sh.rows:]

@@ -27,20 +27,19 @@ func TestLogInsertsPreparedOnce(t *testing.T) {
 			}
 			return logs
 		}
-		missed, err := s.InsertRequestLogsMissed(ctx, batch(0))
-		if err != nil || missed != 2 {
-			t.Fatalf("first batch: %d shapes missed (%v), want 2", missed, err)
+		if err := s.InsertRequestLogs(ctx, batch(0)); err != nil {
+			t.Fatal(err)
 		}
-		if n := s.PreparedLogInserts(); n != 2 {
-			t.Fatalf("%d statements prepared after the first batch, want 2", n)
+		if prepared, missed := s.PreparedStatements(); prepared != 2 || missed != 2 {
+			t.Fatalf("after the first batch %d statements prepared, %d missed; want 2 and 2", prepared, missed)
 		}
 		for n := 1; n < 10; n++ {
-			if missed, err := s.InsertRequestLogsMissed(ctx, batch(n)); err != nil || missed != 0 {
-				t.Fatalf("batch %d: %d shapes missed (%v), want 0", n, missed, err)
+			if err := s.InsertRequestLogs(ctx, batch(n)); err != nil {
+				t.Fatal(err)
 			}
 		}
-		if n := s.PreparedLogInserts(); n != 2 {
-			t.Fatalf("%d statements prepared, want still 2", n)
+		if prepared, missed := s.PreparedStatements(); prepared != 2 || missed != 2 {
+			t.Fatalf("after ten batches %d statements prepared, %d missed; want still 2 and 2", prepared, missed)
 		}
 		got, err := s.ListRequestLogs(ctx, models.LogFilter{Limit: 1000})
 		if err != nil || len(got) != 230 {
@@ -52,6 +51,29 @@ func TestLogInsertsPreparedOnce(t *testing.T) {
 				!g.CreatedAt.Equal(created.Add(time.Duration(n*100+r)*time.Millisecond)) {
 				t.Fatalf("row %d read back as %+v", i, g)
 			}
+		}
+	})
+}
+
+// TestSpendAddPrepared: the spend of key, user and team is added by
+// statements prepared after the first batch, and adds up across batches.
+func TestSpendAddPrepared(t *testing.T) {
+	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		f := newSpendFixture(t, s)
+		at := time.Now()
+		for n := range 5 {
+			entries := []models.LogEntry{f.row(fmt.Sprintf("a%d", n), at, 1), f.row(fmt.Sprintf("b%d", n), at, 0.5)}
+			if err := s.SaveLogEntries(ctx, entries, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// one INSERT shape and the updates of virtual_keys, users and teams
+		if prepared, missed := s.PreparedStatements(); prepared != 4 || missed != 4 {
+			t.Fatalf("%d statements prepared, %d missed; want 4 and 4", prepared, missed)
+		}
+		if got := f.spend(t, s); got != [3]float64{7.5, 7.5, 7.5} {
+			t.Fatalf("spend of key, user, team %v, want 7.5 each", got)
 		}
 	})
 }
@@ -89,7 +111,7 @@ func TestLogInsertsConcurrent(t *testing.T) {
 	})
 }
 
-// TestLogInsertsBounded: past MaxLogInserts shapes, a new one is compiled
+// TestLogInsertsBounded: past MaxPrepared shapes, a new one is compiled
 // on each use, not kept.
 func TestLogInsertsBounded(t *testing.T) {
 	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
@@ -119,8 +141,9 @@ func TestLogInsertsBounded(t *testing.T) {
 				}
 			}
 		}
-		if n := s.PreparedLogInserts(); n != models.MaxLogInserts {
-			t.Fatalf("%d statements prepared, want the most, %d", n, models.MaxLogInserts)
+		if prepared, missed := s.PreparedStatements(); prepared != models.MaxPrepared || missed != 16*5 {
+			t.Fatalf("%d statements prepared, %d missed; want the most, %d, and every shape, %d",
+				prepared, missed, models.MaxPrepared, 16*5)
 		}
 		got, err := s.ListRequestLogs(ctx, models.LogFilter{Limit: 1000})
 		if err != nil || len(got) != 16*15 {
