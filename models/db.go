@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/glebarez/sqlite"
+	"github.com/libtnb/sqlite"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -30,6 +30,8 @@ type DB struct {
 	Dialect string
 	// DSN is the connection string it was opened with (PostgreSQL LISTEN needs it).
 	DSN string
+
+	stmts preparedStmts // the request-log writes' statements prepared on this pool
 }
 
 // Open opens PostgreSQL when dsn starts with postgres:// or postgresql://, and
@@ -63,9 +65,15 @@ func Open(ctx context.Context, dsn, dataDir string) (*DB, error) {
 // lock instead of failing; immediate transactions avoid the deadlock of two
 // readers upgrading to writers at once. temp_store(MEMORY) keeps the statement
 // journal of a multi-row INSERT in memory instead of a temporary file.
+// Times are written as "2006-01-02 15:04:05.999999999-07:00" (_time_format=sqlite),
+// the text the glebarez driver wrote before: SQLite compares created_at as
+// text, so every row must keep that form. As there, only columns declared
+// DATE, DATETIME or TIMESTAMP read back as times (_texttotime=0, _inttotime=0;
+// the GORM dialector would turn both on).
 func sqliteDSN(path string) string {
 	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_txlock=immediate"
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_txlock=immediate" +
+		"&_time_format=sqlite&_texttotime=0&_inttotime=0"
 }
 
 func (db *DB) ping(ctx context.Context) error {
@@ -107,6 +115,7 @@ func (db *DB) Close() error {
 	if err != nil {
 		return fmt.Errorf("models: %w", err)
 	}
+	db.stmts.close()
 	return sqlDB.Close()
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -14,8 +15,13 @@ import (
 // InsertRequestLogs writes request logs, logBatchRows to a statement, in one
 // transaction. The rows' IDs are not read back.
 func (s *Store) InsertRequestLogs(ctx context.Context, logs []RequestLog) error {
-	return s.g(ctx).Transaction(func(tx *gorm.DB) error { return insertLogs(tx, logs) })
+	w := s.txStmts()
+	defer w.done(ctx, s.db)
+	return s.g(ctx).Transaction(func(tx *gorm.DB) error { return insertLogs(tx, w, logs) })
 }
+
+// txStmts is for one transaction's use of the store's prepared statements.
+func (s *Store) txStmts() *txStmts { return &txStmts{p: &s.db.stmts} }
 
 // LogFilter selects request logs; zero fields select everything.
 type LogFilter struct {
@@ -154,6 +160,8 @@ func spendTable(holder string) (string, error) {
 // commit): rows whose request id is already stored are left out, and so is
 // their spend.
 func (s *Store) SaveLogEntries(ctx context.Context, entries []LogEntry, once bool) error {
+	w := s.txStmts()
+	defer w.done(ctx, s.db)
 	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
 		var stored map[string]bool
 		if once {
@@ -180,7 +188,7 @@ func (s *Store) SaveLogEntries(ctx context.Context, entries []LogEntry, once boo
 				}
 				continue
 			}
-			if err := saveRows(tx, rows); err != nil {
+			if err := saveRows(tx, w, rows); err != nil {
 				return err
 			}
 			rows = rows[:0]
@@ -188,7 +196,7 @@ func (s *Store) SaveLogEntries(ctx context.Context, entries []LogEntry, once boo
 				return err
 			}
 		}
-		if err := saveRows(tx, rows); err != nil {
+		if err := saveRows(tx, w, rows); err != nil {
 			return err
 		}
 		if err := saveResponses(tx, responses); err != nil {
@@ -234,6 +242,23 @@ func storedRequestIDs(tx *gorm.DB, entries []LogEntry) (map[string]bool, error) 
 	return stored, nil
 }
 
+// spendAdd is the statement that adds to the spend of one row of a spend
+// table, a stmtKey: as GORM's UpdateColumn wrote it, prepared once.
+type spendAdd string
+
+func (table spendAdd) sql(dialect string) (string, error) {
+	placeholder, ok := placeholders[dialect]
+	if !ok {
+		return "", fmt.Errorf("models: add spend: no statement for database %q", dialect)
+	}
+	var b strings.Builder
+	b.WriteString("UPDATE " + string(table) + " SET spend_usd = spend_usd + ")
+	placeholder(&b, 1)
+	b.WriteString(" WHERE id = ")
+	placeholder(&b, 2)
+	return b.String(), nil
+}
+
 // spendKey is one row of a spend table.
 type spendKey struct {
 	holder string
@@ -243,11 +268,11 @@ type spendKey struct {
 // saveRows inserts rows and adds their costs to their holders, in the order
 // of holder and id, so that two gateways' transactions never wait for each
 // other's rows in opposite orders.
-func saveRows(tx *gorm.DB, rows []RequestLog) error {
+func saveRows(tx *gorm.DB, w *txStmts, rows []RequestLog) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	if err := insertLogs(tx, rows); err != nil {
+	if err := insertLogs(tx, w, rows); err != nil {
 		return err
 	}
 	spend := make(map[spendKey]float64)
@@ -273,8 +298,7 @@ func saveRows(tx *gorm.DB, rows []RequestLog) error {
 		if err != nil {
 			return err
 		}
-		if err := tx.Table(table).Where("id = ?", k.id).
-			UpdateColumn("spend_usd", gorm.Expr("spend_usd + ?", spend[k])).Error; err != nil {
+		if err := w.exec(tx, spendAdd(table), spend[k], k.id); err != nil {
 			return wrap(err, "add spend to %s %d", k.holder, k.id)
 		}
 	}

@@ -2,7 +2,6 @@ package models
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"gorm.io/gorm"
@@ -14,9 +13,8 @@ import (
 // its Exec builds the statement again with allocations per value
 // (models/bench_logs_test.go: 200 rows 14 ms → about 4 ms).
 
-// logBatchRows is how many request logs go into one INSERT. The pure-Go
-// SQLite driver binds parameters in time quadratic in their number, so one
-// statement for a whole batch of 200 spent most of its time binding.
+// logBatchRows is how many request logs go into one INSERT. With statements
+// prepared once, 20 or 50 rows to a statement were no faster than 10.
 const logBatchRows = 10
 
 // logColumns counts request_logs' columns but id.
@@ -51,10 +49,11 @@ func (l *RequestLog) traceColumn() any {
 }
 
 // isColumnDefault reports whether a value is what its column holds when an
-// INSERT leaves it out (NULL, 0, ” or false): the SQLite driver compiles
-// the statement again on every call, at a cost that grows with the values in
-// it, and most rows have a handful of zero columns (cache tokens, fallback,
-// error, user, team): leaving those out makes a batch about a fifth cheaper.
+// INSERT leaves it out (NULL, 0, ” or false). Most rows have a handful of
+// such columns (cache tokens, fallback, error, user, team), and every value
+// bound costs time in the drivers: leaving them out made a batch of sparse
+// rows about a fifth cheaper, on SQLite with the statement prepared as on
+// PostgreSQL (models/bench_logs_test.go).
 func isColumnDefault(v any) bool {
 	switch v := v.(type) {
 	case *int64:
@@ -73,60 +72,23 @@ func isColumnDefault(v any) bool {
 	return false // created_at is always written
 }
 
-// logPlaceholders write a statement's i-th (1-based) parameter per dialect.
-var logPlaceholders = map[string]func(b *strings.Builder, i int){
-	DialectSQLite:   func(b *strings.Builder, _ int) { b.WriteByte('?') },
-	DialectPostgres: func(b *strings.Builder, i int) { b.WriteByte('$'); b.WriteString(strconv.Itoa(i)) },
+// logShape is the form of one INSERT of request logs, a stmtKey.
+type logShape struct {
+	cols uint32 // bit c set: requestLogColumns[c] is given
+	rows int
 }
 
-// insertLogs inserts logs on the transaction's connection, logBatchRows to a
-// statement, each statement with the columns that some of its rows set.
-func insertLogs(tx *gorm.DB, logs []RequestLog) error {
-	placeholder, ok := logPlaceholders[tx.Dialector.Name()]
+// sql writes the INSERT of sh.
+func (sh logShape) sql(dialect string) (string, error) {
+	placeholder, ok := placeholders[dialect]
 	if !ok {
-		return fmt.Errorf("models: insert request logs: no statement for database %q", tx.Dialector.Name())
+		return "", fmt.Errorf("models: insert request logs: no statement for database %q", dialect)
 	}
-	var (
-		sql  strings.Builder
-		args = make([]any, 0, logBatchRows*logColumns)
-		rows [logBatchRows][logColumns]any
-	)
-	for len(logs) > 0 {
-		n := min(len(logs), logBatchRows)
-		var used [logColumns]bool
-		for i := range logs[:n] {
-			if logs[i].CreatedAt.IsZero() {
-				logs[i].CreatedAt = tx.NowFunc().UTC() // UTC as the proxy writes: SQLite compares the text
-			}
-			rows[i] = logs[i].columnValues()
-			for c, v := range rows[i] {
-				used[c] = used[c] || !isColumnDefault(v)
-			}
-		}
-		args = args[:0]
-		for i := range n {
-			for c, v := range rows[i] {
-				if used[c] {
-					args = append(args, v)
-				}
-			}
-		}
-		writeInsertLogs(&sql, &used, n, placeholder)
-		if _, err := tx.Statement.ConnPool.ExecContext(tx.Statement.Context, sql.String(), args...); err != nil {
-			return wrap(err, "insert %d request logs", n)
-		}
-		logs = logs[n:]
-	}
-	return nil
-}
-
-// writeInsertLogs writes an INSERT of n rows of the used columns into b.
-func writeInsertLogs(b *strings.Builder, used *[logColumns]bool, n int, placeholder func(*strings.Builder, int)) {
-	b.Reset()
+	var b strings.Builder
 	b.WriteString("INSERT INTO request_logs (")
 	cols := 0
 	for c, name := range requestLogColumns {
-		if used[c] {
+		if sh.cols&(1<<c) != 0 {
 			if cols > 0 {
 				b.WriteByte(',')
 			}
@@ -135,7 +97,7 @@ func writeInsertLogs(b *strings.Builder, used *[logColumns]bool, n int, placehol
 		}
 	}
 	b.WriteString(") VALUES ")
-	for r := range n {
+	for r := range sh.rows {
 		if r > 0 {
 			b.WriteByte(',')
 		}
@@ -144,8 +106,45 @@ func writeInsertLogs(b *strings.Builder, used *[logColumns]bool, n int, placehol
 			if c > 0 {
 				b.WriteByte(',')
 			}
-			placeholder(b, r*cols+c+1)
+			placeholder(&b, r*cols+c+1)
 		}
 		b.WriteByte(')')
 	}
+	return b.String(), nil
+}
+
+// insertLogs inserts logs on the transaction's connection, logBatchRows to
+// a statement, each statement with the columns that some of its rows set.
+func insertLogs(tx *gorm.DB, w *txStmts, logs []RequestLog) error {
+	var (
+		args = make([]any, 0, logBatchRows*logColumns)
+		rows [logBatchRows][logColumns]any
+	)
+	for len(logs) > 0 {
+		sh := logShape{rows: min(len(logs), logBatchRows)}
+		for i := range logs[:sh.rows] {
+			if logs[i].CreatedAt.IsZero() {
+				logs[i].CreatedAt = tx.NowFunc().UTC() // UTC as the proxy writes: SQLite compares the text
+			}
+			rows[i] = logs[i].columnValues()
+			for c, v := range rows[i] {
+				if !isColumnDefault(v) {
+					sh.cols |= 1 << c
+				}
+			}
+		}
+		args = args[:0]
+		for i := range sh.rows {
+			for c, v := range rows[i] {
+				if sh.cols&(1<<c) != 0 {
+					args = append(args, v)
+				}
+			}
+		}
+		if err := w.exec(tx, sh, args...); err != nil {
+			return wrap(err, "insert %d request logs", sh.rows)
+		}
+		logs = logs[sh.rows:]
+	}
+	return nil
 }

@@ -3,9 +3,9 @@ package models
 import (
 	"errors"
 
-	sqlite "github.com/glebarez/go-sqlite"
 	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
+	"modernc.org/sqlite"
 )
 
 // SQLite's primary result codes for content it will not store.
