@@ -54,17 +54,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		return err
 	}
 	defer func() { err = errors.Join(err, e.close(context.WithoutCancel(ctx))) }()
-	if cfg.cpuProfile != "" {
-		stop, perr := startCPUProfile(cfg.cpuProfile)
-		if perr != nil {
-			return perr
+	for _, r := range []struct {
+		what, path string
+		start      func(io.Writer) error
+		end        func()
+	}{
+		{"cpu profile", cfg.cpuProfile, pprof.StartCPUProfile, pprof.StopCPUProfile},
+		{"trace", cfg.trace, trace.Start, trace.Stop},
+	} {
+		if r.path == "" {
+			continue
 		}
-		defer func() { err = errors.Join(err, stop()) }()
-	}
-	if cfg.trace != "" {
-		stop, terr := startTrace(cfg.trace)
-		if terr != nil {
-			return terr
+		stop, rerr := record(r.what, r.path, r.start, r.end)
+		if rerr != nil {
+			return rerr
 		}
 		defer func() { err = errors.Join(err, stop()) }()
 	}
@@ -104,32 +107,18 @@ func runTable(ctx context.Context, e *env, cfg config, stdout, stderr io.Writer)
 	return failures(sums)
 }
 
-// startCPUProfile profiles the process until the returned stop is called.
-func startCPUProfile(path string) (stop func() error, err error) {
+// record writes what start records of the process to a file at path until
+// the returned stop is called: a CPU profile (pprof) or an execution trace.
+func record(what, path string, start func(io.Writer) error, end func()) (stop func() error, err error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("cpu profile: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		return nil, errors.Join(fmt.Errorf("cpu profile: %w", err), f.Close())
-	}
-	return func() error {
-		pprof.StopCPUProfile()
-		return f.Close()
-	}, nil
-}
-
-// startTrace records an execution trace until the returned stop is called.
-func startTrace(path string) (stop func() error, err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("trace: %w", err)
-	}
-	if err := trace.Start(f); err != nil {
-		return nil, errors.Join(fmt.Errorf("trace: %w", err), f.Close())
+	if err := start(f); err != nil {
+		return nil, errors.Join(fmt.Errorf("%s: %w", what, err), f.Close())
 	}
 	return func() error {
-		trace.Stop()
+		end()
 		return f.Close()
 	}, nil
 }
