@@ -92,6 +92,14 @@ const (
 // replicas on one budget spend at most that budget, and a limit of R admits
 // at most R a minute in total.
 //
+// A limit's window is a hash of the last minute's requests ("r<unix
+// second>") and tokens ("t<unix second>") with their totals ("R", "T") as
+// of the second "b": each admission takes off only the seconds that left
+// the minute since then, rather than adding up all sixty again (that sum
+// was most of what an admission cost Redis). A window without totals (new,
+// or started again by a settlement after it lapsed), idle for a minute, or
+// whose clock went back, is counted from its seconds.
+//
 // KEYS: a window per limit, then spent, held, heldsum per budget.
 // ARGV: reservation member, amount, #limits, #budgets, hold ms, spent ttl s,
 // then rpm, tpm per limit, then hard, seed per budget.
@@ -102,29 +110,66 @@ local now = sec * 1000 + math.floor(tonumber(t[2]) / 1000)
 local member, amount = ARGV[1], tonumber(ARGV[2])
 local nl, nb = tonumber(ARGV[3]), tonumber(ARGV[4])
 local hold, life = tonumber(ARGV[5]), tonumber(ARGV[6])
+
+local function recount(k)
+  local all = redis.call('HGETALL', k)
+  local reqs, toks = 0, 0
+  for f = 1, #all, 2 do
+    local s = tonumber(string.sub(all[f], 2))
+    if s and s <= sec - 60 then
+      redis.call('HDEL', k, all[f])
+    elseif s and string.sub(all[f], 1, 1) == 'r' then
+      reqs = reqs + tonumber(all[f + 1])
+    elseif s then
+      toks = toks + tonumber(all[f + 1])
+    end
+  end
+  return reqs, toks
+end
+
+local function window(k)
+  local v = redis.call('HMGET', k, 'R', 'T', 'b')
+  local b = tonumber(v[3])
+  local reqs, toks = tonumber(v[1]), tonumber(v[2])
+  if not (b and reqs and toks and reqs >= 0 and toks >= 0) or sec - b >= 60 or sec < b then
+    reqs, toks = recount(k)
+  elseif b == sec then
+    return reqs, toks
+  else
+    local gone = {}
+    for s = b - 59, sec - 60 do
+      gone[#gone + 1] = 'r' .. s
+      gone[#gone + 1] = 't' .. s
+    end
+    local n = redis.call('HMGET', k, unpack(gone))
+    for i = 1, #gone, 2 do
+      reqs = reqs - (tonumber(n[i]) or 0)
+      toks = toks - (tonumber(n[i + 1]) or 0)
+    end
+    redis.call('HDEL', k, unpack(gone))
+  end
+  redis.call('HSET', k, 'R', reqs, 'T', toks, 'b', sec)
+  redis.call('EXPIRE', k, 120)
+  return reqs, toks
+end
+
+local function oldest(k, kind)
+  local f = {}
+  for s = sec - 59, sec do f[#f + 1] = kind .. s end
+  local n = redis.call('HMGET', k, unpack(f))
+  for i = 1, #f do
+    if (tonumber(n[i]) or 0) > 0 then return sec - 60 + i end
+  end
+  return sec
+end
+
 local a = 7
 for i = 1, nl do
   local rpm, tpm = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
   a = a + 2
-  local all = redis.call('HGETALL', KEYS[i])
-  local reqs, toks, oldr, oldt = 0, 0, sec, sec
-  for f = 1, #all, 2 do
-    local s = tonumber(string.sub(all[f], 2))
-    if s <= sec - 60 then
-      redis.call('HDEL', KEYS[i], all[f])
-    else
-      local n = tonumber(all[f + 1])
-      if string.sub(all[f], 1, 1) == 'r' then
-        reqs = reqs + n
-        if n > 0 and s < oldr then oldr = s end
-      else
-        toks = toks + n
-        if n > 0 and s < oldt then oldt = s end
-      end
-    end
-  end
-  if rpm > 0 and reqs >= rpm then return {1, i - 1, oldr + 60 - sec} end
-  if tpm > 0 and toks >= tpm then return {2, i - 1, oldt + 60 - sec} end
+  local reqs, toks = window(KEYS[i])
+  if rpm > 0 and reqs >= rpm then return {1, i - 1, oldest(KEYS[i], 'r') + 60 - sec} end
+  if tpm > 0 and toks >= tpm then return {2, i - 1, oldest(KEYS[i], 't') + 60 - sec} end
 end
 local spent = {}
 for j = 1, nb do
@@ -149,6 +194,7 @@ for j = 1, nb do
 end
 for i = 1, nl do
   redis.call('HINCRBY', KEYS[i], 'r' .. sec, 1)
+  redis.call('HINCRBY', KEYS[i], 'R', 1)
   redis.call('EXPIRE', KEYS[i], 120)
 end
 local out = {0, 0, 0}
@@ -182,6 +228,7 @@ for n = 1, tonumber(ARGV[1]) do
     k = k + 1
     if tokens > 0 then
       redis.call('HINCRBY', KEYS[k], 't' .. sec, tokens)
+      redis.call('HINCRBY', KEYS[k], 'T', tokens)
       redis.call('EXPIRE', KEYS[k], 120)
     end
   end
@@ -244,7 +291,7 @@ func (c *Cluster) Admit(ctx context.Context, a *Admission) (Verdict, error) {
 	}
 	ctx, cancel := c.commandContext(ctx)
 	defer cancel()
-	res, err := admitScript.Run(ctx, c.rdb, a.keys(), args...).Int64Slice()
+	res, err := admitScript.Run(ctx, c.admits, a.keys(), args...).Int64Slice()
 	if err != nil {
 		c.failed(err)
 		return Verdict{}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"gateway/proxy/cluster"
@@ -31,6 +32,31 @@ func BenchmarkAdmit(b *testing.B) {
 		}
 		r.Settle(a, 500, 10)
 	}
+}
+
+// BenchmarkAdmitParallel is BenchmarkAdmit from 64 requests at a time, as
+// a busy replica admits them: their admissions share round trips.
+func BenchmarkAdmitParallel(b *testing.B) {
+	url := os.Getenv("BENCH_REDIS_URL")
+	if url == "" {
+		url = redistest.Start(b).URL()
+	}
+	r := startBenchReplica(b, url)
+	k := r.Keys(cluster.Holder{Kind: "key", ID: 1})
+	var n atomic.Int64
+	b.SetParallelism(64)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			a := &cluster.Admission{RequestID: strconv.FormatInt(n.Add(1), 10), Amount: 1000,
+				Limits:  []cluster.Limit{{Window: k.Window, RPM: 1 << 30}},
+				Budgets: []cluster.Budget{{Spent: k.Spent(0), Held: k.Held, HeldSum: k.HeldSum, Hard: 1 << 50}}}
+			if v, err := r.Admit(context.Background(), a); err != nil || v.Refusal != cluster.Admitted {
+				b.Error(v, err)
+				return
+			}
+			r.Settle(a, 500, 10)
+		}
+	})
 }
 
 func startBenchReplica(b *testing.B, url string) *cluster.Cluster {

@@ -43,7 +43,11 @@ type Options struct {
 // Cluster is one replica's link to the state it shares with the others.
 // Its methods are safe for concurrent use; a nil *Cluster is not.
 type Cluster struct {
-	rdb     *redis.Client
+	rdb *redis.Client
+	// admits sends admissions, which requests wait for: the commands of
+	// requests that wait at the same time go to Redis together, one
+	// write and one read for all of them (go-redis's autopipelining).
+	admits  *redis.AutoPipeliner
 	keys    keyspace
 	replica string // this replica's name among the others
 	log     *slog.Logger
@@ -105,9 +109,16 @@ func New(opts Options) (*Cluster, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	rdb := redis.NewClient(ro)
+	admits, err := rdb.AutoPipeline()
+	if err != nil {
+		rdb.Close()
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Cluster{
-		rdb:      redis.NewClient(ro),
+		rdb:      rdb,
+		admits:   admits,
 		keys:     newKeyspace(opts.Namespace),
 		replica:  newReplicaID(),
 		log:      logger.With("component", "cluster"),

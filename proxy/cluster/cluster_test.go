@@ -227,6 +227,88 @@ func TestRedisRateLimitOverReplicas(t *testing.T) {
 	}
 }
 
+// TestRedisWindowTotals: a limit's window keeps its minute's totals, and an
+// admission takes off only the seconds that left the minute since the last
+// one. Seeded as an earlier admission would have left it: the second 64 s
+// ago has left the minute since, the one 30 s ago has not.
+func TestRedisWindowTotals(t *testing.T) {
+	srv := redistest.Start(t)
+	r := startReplica(t, srv.URL(), "totals")
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	ctx := context.Background()
+	win := r.Keys(cluster.Holder{Kind: "key", ID: 7}).Window
+	now, err := rdb.Time(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := func(ago int64) string { return strconv.FormatInt(now.Unix()-ago, 10) }
+	admit := func(id string, l cluster.Limit) cluster.Verdict {
+		t.Helper()
+		l.Window = win
+		v, err := r.Admit(ctx, &cluster.Admission{RequestID: id, Limits: []cluster.Limit{l}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	field := func(f string) int64 {
+		t.Helper()
+		n, err := rdb.HGet(ctx, win, f).Int64()
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		return n
+	}
+	rdb.HSet(ctx, win, "r"+sec(64), 4, "t"+sec(64), 400, "r"+sec(30), 3, "t"+sec(30), 50,
+		"R", 7, "T", 450, "b", sec(5))
+
+	if v := admit("a", cluster.Limit{RPM: 4}); v.Refusal != cluster.Admitted {
+		t.Fatalf("refused with 3 requests in the minute and room for 4: %+v (the second that left still counted)", v)
+	}
+	if got := field("R"); got != 4 {
+		t.Fatalf("requests in the minute: %d, want 4", got)
+	}
+	if n, _ := rdb.HExists(ctx, win, "r"+sec(64)).Result(); n {
+		t.Error("the second that left the minute is still in the window")
+	}
+	switch v := admit("b", cluster.Limit{RPM: 4}); {
+	case v.Refusal != cluster.OverRPM:
+		t.Fatalf("admitted a fifth request at 4 a minute: %+v", v)
+	case v.RetryAfter < 28*time.Second || v.RetryAfter > 31*time.Second:
+		// The oldest request in the minute came 30 s ago.
+		t.Errorf("retry after %s, want 30 s", v.RetryAfter)
+	}
+	if v := admit("c", cluster.Limit{TPM: 50}); v.Refusal != cluster.OverTPM {
+		t.Fatalf("admitted with 50 tokens in the minute at 50 a minute: %+v", v)
+	}
+
+	// A settlement counts its tokens in the totals too.
+	a := &cluster.Admission{RequestID: "d", Limits: []cluster.Limit{{Window: win}}}
+	if _, err := r.Admit(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	r.Settle(a, 0, 25)
+	eventually(t, "the settlement's tokens in the total", func() bool {
+		n, _ := rdb.HGet(ctx, win, "T").Int64()
+		return n == 75
+	})
+
+	// A window without totals, as a settlement leaves one that had lapsed,
+	// is counted from its seconds.
+	rdb.Del(ctx, win)
+	rdb.HSet(ctx, win, "r"+sec(20), 2, "t"+sec(20), 100, "r"+sec(70), 9)
+	if v := admit("e", cluster.Limit{RPM: 3}); v.Refusal != cluster.Admitted {
+		t.Fatalf("refused with 2 requests in the minute and room for 3: %+v", v)
+	}
+	if v := admit("f", cluster.Limit{RPM: 3}); v.Refusal != cluster.OverRPM {
+		t.Fatalf("admitted a fourth request at 3 a minute: %+v", v)
+	}
+	if got := field("T"); got != 100 {
+		t.Errorf("tokens in the minute: %d, want 100", got)
+	}
+}
+
 // TestRedisBudgetOverReplicas: holds and settlements over three replicas keep a
 // budget: the spend seeded from the database, what requests in flight hold,
 // and lapsed holds.

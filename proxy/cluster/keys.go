@@ -30,8 +30,11 @@ func (k keyspace) holder(what string, h Holder) string {
 }
 
 // window is a hash of the last minute's requests ("r<unix second>") and
-// tokens ("t<unix second>").
-func (k keyspace) window(h Holder) string { return k.holder("window", h) }
+// tokens ("t<unix second>"), with their totals (see admitScript). The hash
+// before it, "window", had no totals, and a replica of an earlier version
+// could not read one that has: during a rolling upgrade each version
+// counts in its own.
+func (k keyspace) window(h Holder) string { return k.holder("win", h) }
 
 // spent is the holder's spend in nanodollars in the budget period that ends
 // at periodEnd (unix seconds, 0 without a period): a new period is a new key.
