@@ -44,9 +44,9 @@ type Options struct {
 // Its methods are safe for concurrent use; a nil *Cluster is not.
 type Cluster struct {
 	rdb *redis.Client
-	// admits sends admissions, which requests wait for: the commands of
-	// requests that wait at the same time go to Redis together, one
-	// write and one read for all of them (go-redis's autopipelining).
+	// admits sends what requests wait for (admissions, entry claims): the
+	// commands of requests that wait at the same time go to Redis together,
+	// one write and one read for all of them (go-redis's autopipelining).
 	admits  *redis.AutoPipeliner
 	keys    keyspace
 	replica string // this replica's name among the others

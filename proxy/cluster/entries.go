@@ -47,7 +47,7 @@ func (c *Cluster) ClaimEntry(ctx context.Context, id, minute, rpm, tpm, tokens i
 	}
 	ctx, cancel := c.commandContext(ctx)
 	defer cancel()
-	res, err := claimEntryScript.Run(ctx, c.rdb, []string{c.keys.entryMinute(id, minute)}, rpm, tpm, tokens).Int64Slice()
+	res, err := claimEntryScript.Run(ctx, c.admits, []string{c.keys.entryMinute(id, minute)}, rpm, tpm, tokens).Int64Slice()
 	if err != nil {
 		c.failed(err)
 		return false, use, err
