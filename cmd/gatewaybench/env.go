@@ -79,6 +79,14 @@ func startEnv(ctx context.Context, opts upstreamOptions, databaseURL, redisURL s
 			fmt.Fprintf(stderr, "gatewaybench: the request-log writer is %d rows behind after 3 s\n", behind)
 		}
 	}
+	if redisURL != "" {
+		read, closeRedis, err := redisCPU(redisURL)
+		if err != nil {
+			return e, err
+		}
+		gw.sharedCPU = read
+		e.closers = append(e.closers, closeRedis)
+	}
 	return e, nil
 }
 

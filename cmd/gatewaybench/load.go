@@ -21,6 +21,8 @@ type measurement struct {
 	elapsed   time.Duration
 	mallocs   uint64        // heap allocations in the whole process during the run
 	cpu       time.Duration // CPU time of the whole process during the run
+	sharedCPU time.Duration // the target's shared server's (see target.sharedCPU)
+	hasShared bool          // the target has one
 	peakRSS   int64         // bytes; the process's, since the run started when the kernel allows
 }
 
@@ -41,6 +43,10 @@ func measure(ctx context.Context, t *target, c *benchCase, conc int, d time.Dura
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	cpu := processCPU()
+	var shared time.Duration
+	if t.sharedCPU != nil {
+		shared = t.sharedCPU(ctx)
+	}
 	start := time.Now()
 	results := make([]workerResult, conc)
 	var wg sync.WaitGroup
@@ -62,6 +68,9 @@ func measure(ctx context.Context, t *target, c *benchCase, conc int, d time.Dura
 		t.settle(ctx, t.sent)
 	}
 	m.cpu = processCPU() - cpu
+	if t.sharedCPU != nil {
+		m.sharedCPU, m.hasShared = max(t.sharedCPU(ctx)-shared, 0), true
+	}
 	runtime.ReadMemStats(&after)
 	m.mallocs = after.Mallocs - before.Mallocs
 	m.peakRSS = peakRSS()

@@ -141,6 +141,18 @@ func TestRedisBenchmarkSmoke(t *testing.T) {
 			t.Errorf("pool %s: the shared statistics counted no request:\n%s", m[1], out)
 		}
 	}
+	if n := strings.Count(out, "Redis's CPU/req at c=1: "); n != 2 {
+		t.Errorf("want Redis's CPU per request for both cases, got %d lines:\n%s", n, out)
+	}
+}
+
+// TestParseRedisCPU reads the CPU time out of an INFO cpu answer.
+func TestParseRedisCPU(t *testing.T) {
+	info := "# CPU\r\nused_cpu_sys:1.250000\r\nused_cpu_user:2.500500\r\nused_cpu_sys_children:9.000000\r\n" +
+		"used_cpu_sys_main_thread:1.250000\r\n"
+	if got, want := parseRedisCPU(info), 3750500*time.Microsecond; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
 }
 
 func TestStreamsModeSmoke(t *testing.T) {

@@ -20,6 +20,8 @@ type summary struct {
 	rps              float64
 	allocsPerReq     float64
 	cpuPerReq        time.Duration // the whole process's CPU time per request
+	sharedCPUPerReq  time.Duration // its shared server's (Redis), when it has one
+	hasSharedCPU     bool
 	peakRSS          int64
 }
 
@@ -69,7 +71,7 @@ func summarise(c *benchCase, conc int, target string, runs []measurement) summar
 	var latencies, ttfbs []time.Duration
 	var elapsed time.Duration
 	var mallocs uint64
-	var cpu time.Duration
+	var cpu, shared time.Duration
 	for _, m := range runs {
 		latencies = append(latencies, m.latencies...)
 		ttfbs = append(ttfbs, m.ttfbs...)
@@ -80,6 +82,8 @@ func summarise(c *benchCase, conc int, target string, runs []measurement) summar
 		elapsed += m.elapsed
 		mallocs += m.mallocs
 		cpu += m.cpu
+		shared += m.sharedCPU
+		s.hasSharedCPU = s.hasSharedCPU || m.hasShared
 		s.peakRSS = max(s.peakRSS, m.peakRSS)
 	}
 	s.requests = len(latencies)
@@ -92,6 +96,7 @@ func summarise(c *benchCase, conc int, target string, runs []measurement) summar
 	if n := s.requests + s.failed; n > 0 {
 		s.allocsPerReq = float64(mallocs) / float64(n)
 		s.cpuPerReq = cpu / time.Duration(n)
+		s.sharedCPUPerReq = shared / time.Duration(n)
 	}
 	return s
 }

@@ -24,6 +24,10 @@ type target struct {
 	// allocations count in the run that caused them.
 	settle func(ctx context.Context, sent int64)
 	sent   int64 // requests sent so far, warm-ups included
+	// sharedCPU, when set, is the CPU time used so far by a server the
+	// target needs besides itself (Redis): it runs on the same cores, but
+	// in a process of its own, outside the process's CPU time.
+	sharedCPU func(ctx context.Context) time.Duration
 }
 
 // newTarget gives a target its own client, with idle connections enough for
