@@ -12,16 +12,35 @@ import (
 	"gorm.io/gorm"
 )
 
-// InsertRequestLogs writes request logs, logBatchRows to a statement, in one
-// transaction. The rows' IDs are not read back.
+// InsertRequestLogs writes request logs in one transaction (see
+// insertLogs). The rows' IDs are not read back.
 func (s *Store) InsertRequestLogs(ctx context.Context, logs []RequestLog) error {
-	w := s.txStmts()
-	defer w.done(ctx, s.db)
-	return s.g(ctx).Transaction(func(tx *gorm.DB) error { return insertLogs(tx, w, logs) })
+	return s.logTx(ctx, func(tx *gorm.DB, w *txStmts) error { return insertLogs(tx, w, logs) })
 }
 
-// txStmts is for one transaction's use of the store's prepared statements.
-func (s *Store) txStmts() *txStmts { return &txStmts{p: &s.db.stmts} }
+// logTx runs fn in one transaction, with w for the store's prepared
+// statements. On PostgreSQL the transaction runs on a connection taken from
+// the pool for it, which w keeps, so that request logs are copied into
+// their table (COPY) rather than inserted.
+func (s *Store) logTx(ctx context.Context, fn func(tx *gorm.DB, w *txStmts) error) error {
+	w := &txStmts{p: &s.db.stmts}
+	defer w.done(ctx, s.db)
+	g := s.g(ctx) // its own statement: the connection set below stays with it
+	if s.db.Dialect == DialectPostgres {
+		pool, err := s.db.DB.DB()
+		if err != nil {
+			return wrap(err, "request logs")
+		}
+		conn, err := pool.Conn(ctx)
+		if err != nil {
+			return wrap(err, "take a connection for request logs")
+		}
+		defer conn.Close()
+		g.Statement.ConnPool = conn
+		w.conn = conn
+	}
+	return g.Transaction(func(tx *gorm.DB) error { return fn(tx, w) })
+}
 
 // LogFilter selects request logs; zero fields select everything.
 type LogFilter struct {
@@ -160,9 +179,7 @@ func spendTable(holder string) (string, error) {
 // commit): rows whose request id is already stored are left out, and so is
 // their spend.
 func (s *Store) SaveLogEntries(ctx context.Context, entries []LogEntry, once bool) error {
-	w := s.txStmts()
-	defer w.done(ctx, s.db)
-	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
+	return s.logTx(ctx, func(tx *gorm.DB, w *txStmts) error {
 		var stored map[string]bool
 		if once {
 			var err error

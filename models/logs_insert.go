@@ -1,9 +1,12 @@
 package models
 
 import (
+	"database/sql"
 	"fmt"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
 )
 
@@ -13,8 +16,9 @@ import (
 // its Exec builds the statement again with allocations per value
 // (models/bench_logs_test.go: 200 rows 14 ms → about 4 ms).
 
-// logBatchRows is how many request logs go into one INSERT. With statements
-// prepared once, 20 or 50 rows to a statement were no faster than 10.
+// logBatchRows is how many request logs go into one INSERT on SQLite. With
+// statements prepared once, 20 or 50 rows to a statement were no faster
+// than 10. (PostgreSQL copies a whole batch: copyLogs.)
 const logBatchRows = 10
 
 // logColumns counts request_logs' columns but id.
@@ -113,9 +117,13 @@ func (sh logShape) sql(dialect string) (string, error) {
 	return b.String(), nil
 }
 
-// insertLogs inserts logs on the transaction's connection, logBatchRows to
-// a statement, each statement with the columns that some of its rows set.
+// insertLogs inserts logs on the transaction's connection: on SQLite
+// logBatchRows to a statement, each statement with the columns that some of
+// its rows set; on PostgreSQL all of them in one COPY (copyLogs).
 func insertLogs(tx *gorm.DB, w *txStmts, logs []RequestLog) error {
+	if w.conn != nil {
+		return copyLogs(tx, w.conn, logs)
+	}
 	var (
 		args = make([]any, 0, logBatchRows*logColumns)
 		rows [logBatchRows][logColumns]any
@@ -147,4 +155,33 @@ func insertLogs(tx *gorm.DB, w *txStmts, logs []RequestLog) error {
 		logs = logs[sh.rows:]
 	}
 	return nil
+}
+
+// copyLogs copies logs into request_logs with PostgreSQL's COPY, inside the
+// transaction open on conn: one command for the whole batch, in the binary
+// format, rather than an INSERT of logBatchRows rows at a time. PostgreSQL
+// spent about 30 µs of CPU on a row inserted that way, parsing and planning
+// included, about a third of that copied. Every column is given, its
+// default where the row has none, which is what the INSERT's leaving it out
+// stored.
+func copyLogs(tx *gorm.DB, conn *sql.Conn, logs []RequestLog) error {
+	ctx := tx.Statement.Context
+	rows := make([][]any, len(logs))
+	values := make([][logColumns]any, len(logs))
+	for i := range logs {
+		if logs[i].CreatedAt.IsZero() {
+			logs[i].CreatedAt = tx.NowFunc().UTC()
+		}
+		values[i] = logs[i].columnValues()
+		rows[i] = values[i][:]
+	}
+	err := conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("models: copy request logs: a %T is not pgx's", dc)
+		}
+		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{"request_logs"}, requestLogColumns[:], pgx.CopyFromRows(rows))
+		return err
+	})
+	return wrap(err, "copy %d request logs", len(logs))
 }

@@ -107,6 +107,9 @@ func (p *preparedStmts) close() {
 type txStmts struct {
 	p      *preparedStmts
 	missed []stmtKey
+	// conn is the transaction's connection on PostgreSQL (see
+	// Store.logTx), for copying request logs; nil on SQLite.
+	conn *sql.Conn
 }
 
 // done prepares what the transaction missed; call it after the transaction.
