@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"gateway/proxy/translate"
 	"gateway/proxy/upstreamerr"
@@ -116,7 +115,7 @@ func (c *anthropicCounts) merge(d anthropicCounts) {
 }
 
 func (a *anthropicPassthrough) event(raw []byte) ([]byte, error) {
-	switch eventName(raw) {
+	switch string(eventNameBytes(raw)) {
 	case "message_start":
 		var v struct {
 			Message struct {
@@ -203,15 +202,19 @@ func (t *translatingStream) outputBytes() int64      { return t.conv.OutputBytes
 func (t *translatingStream) contentType() string { return "text/event-stream" }
 
 // eventName returns the name on an event's "event:" line, or "".
-func eventName(ev []byte) string {
+func eventName(ev []byte) string { return string(eventNameBytes(ev)) }
+
+// eventNameBytes is eventName in the event's own bytes: compared as
+// string(…) in a switch, it costs no allocation per event.
+func eventNameBytes(ev []byte) []byte {
 	for len(ev) > 0 {
 		line, rest, _ := bytes.Cut(ev, []byte("\n"))
 		ev = rest
 		if name, ok := bytes.CutPrefix(line, []byte("event:")); ok {
-			return string(bytes.TrimSpace(name))
+			return bytes.TrimSpace(name)
 		}
 	}
-	return ""
+	return nil
 }
 
 // upstreamErrorMessage is the message of an error object in either protocol.
@@ -231,8 +234,8 @@ type responsesPassthrough struct {
 }
 
 func (a *responsesPassthrough) event(raw []byte) ([]byte, error) {
-	name := eventName(raw)
-	switch name {
+	name := eventNameBytes(raw)
+	switch string(name) {
 	case "response.completed", "response.incomplete", "response.failed":
 	case "error":
 		a.ended = true
@@ -240,7 +243,7 @@ func (a *responsesPassthrough) event(raw []byte) ([]byte, error) {
 	default:
 		// Every output arrives as a ….delta event: text, refusals,
 		// reasoning, function-call arguments.
-		if strings.HasSuffix(name, ".delta") {
+		if bytes.HasSuffix(name, []byte(".delta")) {
 			a.out += responsesDeltaOutputBytes(eventData(raw))
 		}
 		return raw, nil
@@ -256,7 +259,7 @@ func (a *responsesPassthrough) event(raw []byte) ([]byte, error) {
 			a.u = &u
 		}
 	}
-	if name == "response.failed" {
+	if string(name) == "response.failed" {
 		return raw, errors.New("the upstream's response failed")
 	}
 	return raw, nil
