@@ -275,9 +275,10 @@ func TestRedisWindowTotals(t *testing.T) {
 	switch v := admit("b", cluster.Limit{RPM: 4}); {
 	case v.Refusal != cluster.OverRPM:
 		t.Fatalf("admitted a fifth request at 4 a minute: %+v", v)
-	case v.RetryAfter < 28*time.Second || v.RetryAfter > 31*time.Second:
-		// The oldest request in the minute came 30 s ago.
-		t.Errorf("retry after %s, want 30 s", v.RetryAfter)
+	case v.RetryAfter < 25*time.Second || v.RetryAfter > 31*time.Second:
+		// The oldest request in the minute came 30 s before the seeding
+		// (a slow test may have taken a second or more since).
+		t.Errorf("retry after %s, want about 30 s", v.RetryAfter)
 	}
 	if v := admit("c", cluster.Limit{TPM: 50}); v.Refusal != cluster.OverTPM {
 		t.Fatalf("admitted with 50 tokens in the minute at 50 a minute: %+v", v)
