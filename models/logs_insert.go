@@ -121,6 +121,11 @@ func (sh logShape) sql(dialect string) (string, error) {
 // logBatchRows to a statement, each statement with the columns that some of
 // its rows set; on PostgreSQL all of them in one COPY (copyLogs).
 func insertLogs(tx *gorm.DB, w *txStmts, logs []RequestLog) error {
+	for i := range logs {
+		if logs[i].CreatedAt.IsZero() {
+			logs[i].CreatedAt = tx.NowFunc().UTC() // UTC as the proxy writes: SQLite compares the text
+		}
+	}
 	if w.conn != nil {
 		return copyLogs(tx, w.conn, logs)
 	}
@@ -131,9 +136,6 @@ func insertLogs(tx *gorm.DB, w *txStmts, logs []RequestLog) error {
 	for len(logs) > 0 {
 		sh := logShape{rows: min(len(logs), logBatchRows)}
 		for i := range logs[:sh.rows] {
-			if logs[i].CreatedAt.IsZero() {
-				logs[i].CreatedAt = tx.NowFunc().UTC() // UTC as the proxy writes: SQLite compares the text
-			}
 			rows[i] = logs[i].columnValues()
 			for c, v := range rows[i] {
 				if !isColumnDefault(v) {
@@ -170,9 +172,6 @@ func copyLogs(tx *gorm.DB, conn *sql.Conn, logs []RequestLog) error {
 	rows := make([][]any, len(logs))
 	values := make([][logColumns]any, len(logs))
 	for i := range logs {
-		if logs[i].CreatedAt.IsZero() {
-			logs[i].CreatedAt = tx.NowFunc().UTC()
-		}
 		values[i] = logs[i].columnValues()
 		rows[i] = values[i][:]
 	}

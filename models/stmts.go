@@ -24,10 +24,10 @@ var placeholders = map[string]func(b *strings.Builder, i int){
 }
 
 // maxPrepared bounds the statements preparedStmts keeps: the three spend
-// updates and a few column sets of request logs times up to logBatchRows
-// row counts cover what the proxy writes, and a rarer statement is compiled
-// on each use. On SQLite an INSERT of 10 request logs takes about 30 KB on
-// each connection that ran it.
+// updates and (on SQLite; PostgreSQL copies request logs) a few column sets
+// of request logs times up to logBatchRows row counts cover what the proxy
+// writes, and a rarer statement is compiled on each use. On SQLite an
+// INSERT of 10 request logs takes about 30 KB on each connection that ran it.
 const maxPrepared = 64
 
 // preparedStmts are the statements of the proxy's request-log writes,

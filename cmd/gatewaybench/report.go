@@ -126,7 +126,6 @@ func printTargets(w io.Writer, t table, cases []benchCase, concurrency []int) {
 				fmt.Fprintf(w, "  %-16s own CPU/req at c=64: gateway %s, proxy %s → %.2f× (≤ 1.20×) %s\n",
 					c.name, fmtDur(own), fmtDur(base), float64(own)/float64(base), verdict(float64(own) <= 1.2*float64(base)))
 			}
-
 		}
 		if g := t.find(c, hi, targetGateway); g != nil && g.hasSharedCPU {
 			fmt.Fprintf(w, "  %-16s Redis's CPU/req at c=%d: %s more on the same cores (a process of its own: not in own CPU)\n",
