@@ -62,8 +62,7 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, x *exchan
 		}
 		return rq.call(m, upstreamModel, req, ep)
 	}
-	rq.serve()
-	return nil
+	return rq.serve()
 }
 
 // call makes one attempt of the endpoint's kind at member m.
@@ -145,16 +144,19 @@ func (s *Server) prepareResponses(ctx context.Context, x *exchange, req *chatReq
 }
 
 // admitSpend applies the key's and its team's rate limits and reserves the
-// request's worst case on the budgets of its key, user and team.
+// request's worst case on the budgets of its key, user and team. What is
+// shared in Redis is admitted at the first pick instead, with the picked
+// member's own limits, in one round trip (routing.claim).
 func (s *Server) admitSpend(w http.ResponseWriter, x *exchange, snap *snapshot, req *chatRequest) error {
 	amount := snap.requestEstimate(req.model, req)
-	if err, asked := s.admitShared(x, amount); asked {
-		if err != nil {
-			return err
-		}
-		s.warnOverSoft(w, x.key)
+	if x.pending = s.prepareShared(x, amount); x.pending != nil {
 		return nil
 	}
+	return s.admitLocal(w, x, amount)
+}
+
+// admitLocal admits the request on this replica's books.
+func (s *Server) admitLocal(w http.ResponseWriter, x *exchange, amount float64) error {
 	for _, l := range x.key.limiters {
 		if l != nil {
 			if err := l.admit(x.start); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"gateway/proxy/cluster"
 )
 
 // entryWindow counts one entry's requests and tokens in the current clock
@@ -90,24 +92,51 @@ func (m *member) claim(now time.Time, estimate int, count bool) (entryClaim, boo
 // and mirrors the minute's use over every replica into the local window
 // (so the next candidates leave out a member the others filled). Without
 // Redis, or when it does not answer, the local window decides.
-func (s *Server) claimFor(m *member, now time.Time, estimate int, count bool) (entryClaim, bool) {
-	if s.cluster == nil || !m.limited() || !s.cluster.Up() {
-		return m.claim(now, estimate, count)
-	}
+//
+// The request's own shared admission, while it waits, runs first: in the
+// same round trip as the member's claim when that goes to Redis. Its
+// refusal is returned as err.
+func (rq *routing) claimFor(m *member, now time.Time, count bool) (c entryClaim, ok bool, err error) {
+	s := rq.s
+	shared := s.cluster != nil && m.limited() && s.cluster.Up()
 	minute := unixMinute(now)
-	ok, use, err := s.cluster.ClaimEntry(context.Background(), m.id, minute, m.rpmLimit, m.tpmLimit, int64(estimate))
-	if err != nil {
-		return m.claim(now, estimate, count)
+	if rq.x.pending != nil {
+		var e *cluster.EntryClaim
+		if shared {
+			e = &cluster.EntryClaim{ID: m.id, Minute: minute, RPM: m.rpmLimit, TPM: m.tpmLimit, Tokens: int64(rq.estimate)}
+		}
+		v, err := s.admitPending(rq.w, rq.x, e)
+		if err != nil {
+			return c, false, err
+		}
+		if v.EntryAsked {
+			return m.mirror(minute, v.EntryOK, v.EntryUse, rq.estimate)
+		}
 	}
+	if !shared {
+		c, ok = m.claim(now, rq.estimate, count)
+		return c, ok, nil
+	}
+	ok, use, err := s.cluster.ClaimEntry(context.Background(), m.id, minute, m.rpmLimit, m.tpmLimit, int64(rq.estimate))
+	if err != nil {
+		c, ok = m.claim(now, rq.estimate, count)
+		return c, ok, nil
+	}
+	return m.mirror(minute, ok, use, rq.estimate)
+}
+
+// mirror sets the member's window to the minute's use over every replica,
+// as Redis answered a claim, and returns the claim.
+func (m *member) mirror(minute int64, ok bool, use cluster.EntryUse, estimate int) (entryClaim, bool, error) {
 	w := &m.state.window
 	w.mu.Lock()
 	w.rollTo(minute)
 	w.reqs, w.tokens = use.Requests, use.Tokens
 	w.mu.Unlock()
 	if !ok {
-		return entryClaim{}, false
+		return entryClaim{}, false, nil
 	}
-	return entryClaim{minute: minute, tokens: int64(estimate), held: true, shared: true}, true
+	return entryClaim{minute: minute, tokens: int64(estimate), held: true, shared: true}, true, nil
 }
 
 // settleFor settles an attempt's claim here and, when it was shared, in

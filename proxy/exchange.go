@@ -32,6 +32,8 @@ type exchange struct {
 	// shared is the request's claim on the limits and budgets in Redis,
 	// when they admitted it there; settled at finish.
 	shared *cluster.Admission
+	// pending is the shared admission that waits for the first pick.
+	pending *sharedAdmission
 	// route is the public name of the pool the asked-for model routed to
 	// ("openai/*" through a wildcard route), "" when none did. Metrics are
 	// labelled with it: the model string is the caller's, without bound.

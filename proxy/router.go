@@ -70,15 +70,21 @@ type routing struct {
 	// generates: the request asks for an answer (not token counts, not
 	// embeddings), so its latency is one latency-based routing compares.
 	generates bool
+	// refusal: the shared admission, run at a pick, refused the request.
+	refusal error
 }
 
 // serve routes the request: its own pool first, then the fallbacks the
 // failure calls for, breadth first, each pool routed in full, no pool twice,
-// at most maxFallbackDepth of them. It writes the final failure itself.
-func (rq *routing) serve() {
+// at most maxFallbackDepth of them. It writes the final failure itself, and
+// returns the refusal of an admission that waited for a pick.
+func (rq *routing) serve() error {
 	f := rq.servePool(rq.model)
 	if f == nil {
-		return
+		return nil
+	}
+	if rq.refusal != nil {
+		return rq.refused()
 	}
 	first, tried := f, []string(nil)
 	visited := map[string]bool{rq.model: true}
@@ -92,14 +98,31 @@ func (rq *routing) serve() {
 		visited[name] = true
 		tried = append(tried, name)
 		if f = rq.servePool(name); f == nil {
-			return
+			return nil
+		}
+		if rq.refusal != nil {
+			return rq.refused()
 		}
 		if f.clientGone() {
 			break
 		}
 		queue = append(queue, rq.fallbackTargets(name, f.kind)...)
 	}
+	if rq.x.pending != nil {
+		// Nothing was picked: the admission's refusal comes before the
+		// routing's failure, as without Redis.
+		if _, err := rq.s.admitPending(rq.w, rq.x, nil); err != nil {
+			return err
+		}
+	}
 	rq.writeFailure(first, f, tried)
+	return nil
+}
+
+// refused is the admission's refusal, for a request routed nowhere.
+func (rq *routing) refused() error {
+	rq.x.route = ""
+	return rq.refusal
 }
 
 // fallbackTargets is the ordered list of the given kind for a public name,
@@ -163,8 +186,8 @@ func (f *failure) unlessCommitted(x *exchange) *failure {
 // (no delay while others exist) and lets one of them try again.
 func (rq *routing) nextMember(rt route, tried []int64, last *failure, backoffs *int) (*member, *failure) {
 	now := rq.s.now()
-	if m := rq.pick(rt, tried, now); m != nil {
-		return m, nil
+	if m := rq.pick(rt, tried, now); m != nil || rq.refusal != nil {
+		return m, rq.refusalFailure()
 	}
 	if last != nil && !last.retrySame {
 		return nil, nil // asked again, a tried member would answer the same
@@ -180,10 +203,19 @@ func (rq *routing) nextMember(rt route, tried []int64, last *failure, backoffs *
 	}
 	*backoffs++
 	now = rq.s.now()
-	if m := rq.pick(rt, nil, now); m != nil {
-		return m, nil
+	if m := rq.pick(rt, nil, now); m != nil || rq.refusal != nil {
+		return m, rq.refusalFailure()
 	}
 	return nil, rq.allSetAside(rt, now)
+}
+
+// refusalFailure ends the pool's routing when the admission refused the
+// request (serve then answers with the refusal); nil otherwise.
+func (rq *routing) refusalFailure() *failure {
+	if rq.refusal == nil {
+		return nil
+	}
+	return &failure{err: asAPIError(rq.refusal)}
 }
 
 // backoffDelay is the wait before giving a tried member another go: the
@@ -199,7 +231,9 @@ func backoffDelay(n int, retryAfter time.Duration) time.Duration {
 // entry limit, not tried, long enough a context window, not needing a
 // translation that was refused), keeps the lowest tier among them, honours
 // a live sticky binding, and otherwise leaves the choice to the pool's
-// strategy. The member picked has its place in its limits claimed.
+// strategy. The member picked has its place in its limits claimed. nil
+// with rq.refusal set: the admission that waited for this pick refused the
+// request.
 func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
 	var buf [16]*member // pools are small: the candidates stay on the stack
 	candidates := buf[:0]
@@ -211,7 +245,12 @@ func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
 	}
 	count := rt.pool.settings.strategy == strategyUsageBased
 	if m := rq.bound(rt, candidates, now); m != nil {
-		if c, ok := rq.s.claimFor(m, now, rq.estimate, count); ok {
+		c, ok, err := rq.claimFor(m, now, count)
+		if err != nil {
+			rq.refusal = err
+			return nil
+		}
+		if ok {
 			rq.claim = c
 			return m
 		}
@@ -219,7 +258,12 @@ func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
 	for len(candidates) > 0 {
 		tier := lowestTier(candidates)
 		m := rt.pool.settings.strategy.choose(tier, now)
-		if c, ok := rq.s.claimFor(m, now, rq.estimate, count); ok {
+		c, ok, err := rq.claimFor(m, now, count)
+		if err != nil {
+			rq.refusal = err
+			return nil
+		}
+		if ok {
 			rq.claim = c
 			return m
 		}

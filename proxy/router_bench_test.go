@@ -19,7 +19,7 @@ func BenchmarkPickFromPool(b *testing.B) {
 	for i, w := range []float64{0, 1, 9} {
 		p.members = append(p.members, &member{id: int64(i + 1), weight: w, state: &memberState{}, cooldown: -1})
 	}
-	rq := &routing{s: s, current: "p", r: httptest.NewRequest("POST", "/", nil)}
+	rq := &routing{s: s, x: &exchange{}, current: "p", r: httptest.NewRequest("POST", "/", nil)}
 	now := time.Now()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -37,7 +37,7 @@ func TestPickDoesNotAllocate(t *testing.T) {
 	for i, w := range []float64{0, 1, 9} {
 		p.members = append(p.members, &member{id: int64(i + 1), weight: w, state: &memberState{}, cooldown: -1})
 	}
-	rq := &routing{s: s, current: "p"}
+	rq := &routing{s: s, x: &exchange{}, current: "p"}
 	now := time.Now()
 	s.sticky.pin("other", 1, now.Add(time.Hour))
 	if n := testing.AllocsPerRun(1000, func() { rq.pick(route{pool: p}, []int64{2}, now) }); n != 0 {

@@ -81,22 +81,29 @@ func (m stateMirror) Replace(cooldowns []cluster.Cooldown, bindings []cluster.Bi
 func nanos(usd float64) int64 { return int64(math.Ceil(usd*1e9 - 1e-6)) }
 func usd(nanos int64) float64 { return float64(nanos) / 1e9 }
 
-// admitShared admits a request on the limits and budgets shared in Redis,
-// in one round trip. asked is false when Redis was not asked (it is down,
-// or the key has nothing to share) or did not answer: the local books then
-// decide.
-func (s *Server) admitShared(x *exchange, amount float64) (err error, asked bool) {
+// sharedAdmission is a request's admission on the limits and budgets
+// shared in Redis, drawn up when the key is checked and run at its first
+// pick, together with the claim on the picked member's own limits: one
+// round trip for both (design, hot path).
+type sharedAdmission struct {
+	a        cluster.Admission
+	amount   float64
+	limiters [len(virtualKey{}.limiters)]*rateLimiter
+	budgets  [len(virtualKey{}.budgets)]*budget
+}
+
+// prepareShared draws up the request's shared admission; nil when Redis is
+// down or the key has nothing to share: the local books then decide.
+func (s *Server) prepareShared(x *exchange, amount float64) *sharedAdmission {
 	if s.cluster == nil || !s.cluster.Up() {
-		return nil, false
+		return nil
 	}
 	k := x.key
-	a := &cluster.Admission{RequestID: x.row.RequestID, Amount: nanos(amount)}
-	var limiters [len(k.limiters)]*rateLimiter
-	var budgets [len(k.budgets)]*budget
+	p := &sharedAdmission{a: cluster.Admission{RequestID: x.row.RequestID, Amount: nanos(amount)}, amount: amount}
 	for _, l := range k.limiters {
 		if l != nil {
-			limiters[len(a.Limits)] = l
-			a.Limits = append(a.Limits, l.shared())
+			p.limiters[len(p.a.Limits)] = l
+			p.a.Limits = append(p.a.Limits, l.shared())
 		}
 	}
 	for i, b := range k.budgets {
@@ -104,38 +111,51 @@ func (s *Server) admitShared(x *exchange, amount float64) (err error, asked bool
 			continue
 		}
 		if sb, ok := s.sharedBudget(b, k.holders[i], x.start); ok {
-			budgets[len(a.Budgets)] = b
-			a.Budgets = append(a.Budgets, sb)
+			p.budgets[len(p.a.Budgets)] = b
+			p.a.Budgets = append(p.a.Budgets, sb)
 		}
 	}
-	if len(a.Limits)+len(a.Budgets) == 0 {
-		return nil, false
+	if len(p.a.Limits)+len(p.a.Budgets) == 0 {
+		return nil
 	}
-	v, err := s.cluster.Admit(context.Background(), a)
+	return p
+}
+
+// admitPending runs the shared admission x waits for, claiming entry too
+// when it is given, and returns the refusal if any. When Redis does not
+// answer, the local books admit the request and the verdict says the entry
+// was not asked.
+func (s *Server) admitPending(w http.ResponseWriter, x *exchange, entry *cluster.EntryClaim) (cluster.Verdict, error) {
+	p := x.pending
+	x.pending = nil
+	p.a.Entry = entry
+	v, err := s.cluster.Admit(context.Background(), &p.a)
+	p.a.Entry = nil
 	if err != nil {
-		return nil, false
+		return cluster.Verdict{}, s.admitLocal(w, x, p.amount)
 	}
 	switch v.Refusal {
 	case cluster.OverRPM, cluster.OverTPM:
-		return limiters[v.Index].refusal(v.Refusal == cluster.OverTPM, v.RetryAfter), true
+		return v, p.limiters[v.Index].refusal(v.Refusal == cluster.OverTPM, v.RetryAfter)
 	case cluster.OverBudget:
-		b := budgets[v.Index]
+		b := p.budgets[v.Index]
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		return budgetRefusal(b, usd(v.Spent[0]), usd(v.Held), amount), true
+		return v, budgetRefusal(b, usd(v.Spent[0]), usd(v.Held), p.amount)
 	}
-	for i, b := range budgets[:len(a.Budgets)] {
+	for i, b := range p.budgets[:len(p.a.Budgets)] {
 		b.mu.Lock()
 		b.shared = usd(v.Spent[i])
 		b.mu.Unlock()
 	}
-	for _, l := range limiters[:len(a.Limits)] {
+	for _, l := range p.limiters[:len(p.a.Limits)] {
 		l.note(x.start)
 	}
-	x.shared = a
+	x.shared = &p.a
 	// Nothing is held locally; settling adds the cost to the local books.
-	x.reservation, x.reserved = reservation{budgets: k.budgets}, true
-	return nil, true
+	x.reservation, x.reserved = reservation{budgets: x.key.budgets}, true
+	s.warnOverSoft(w, x.key)
+	return v, nil
 }
 
 // sharedBudget is a budget as the admission script takes it, after rolling

@@ -24,7 +24,7 @@ func testPool(st strategy, weights ...float64) *pool {
 // settled at once with used tokens, and counts the members picked by id
 // (0: no member).
 func picks(p *pool, n, estimate int, used int64, now time.Time) map[int64]int {
-	rq := &routing{s: &Server{}, current: p.Name, estimate: estimate}
+	rq := &routing{s: &Server{}, x: &exchange{}, current: p.Name, estimate: estimate}
 	counts := map[int64]int{}
 	for range n {
 		m := rq.pick(route{pool: p}, nil, now)
@@ -202,7 +202,7 @@ func TestStickyAndTiers(t *testing.T) {
 	p := testPool(strategySimpleShuffle, 1, 1)
 	p.members[1].priority = 1
 	s := &Server{}
-	rq := &routing{s: s, current: p.Name}
+	rq := &routing{s: s, x: &exchange{}, current: p.Name}
 	s.sticky.bindAfterSuccess(p.Name, 2, time.Hour, t0)
 	if m := rq.pick(route{pool: p}, nil, t0); m.id != 1 {
 		t.Fatalf("an automatic binding to tier 1 beat tier 0: picked %d", m.id)
@@ -237,7 +237,7 @@ func TestEntryLimits(t *testing.T) {
 	if !p.allSetAside(t0) {
 		t.Fatal("the pool is not set aside with its only member at its limit")
 	}
-	rq := &routing{s: &Server{}, current: "p"}
+	rq := &routing{s: &Server{}, x: &exchange{}, current: "p"}
 	f := rq.allSetAside(route{pool: p}, t0.Add(45*time.Second))
 	if f.err.Status != 429 || f.retryAfter != 15*time.Second || f.err.Code != "all_members_at_limit" {
 		t.Fatalf("got %d %s after %v; want 429 all_members_at_limit after 15s", f.err.Status, f.err.Code, f.retryAfter)
@@ -275,7 +275,7 @@ func TestPickDoesNotAllocateUnderAnyStrategy(t *testing.T) {
 			m.state.observeLatency(t0, time.Duration(i+1)*time.Millisecond)
 			m.rpmLimit, m.priority = 1<<40, i/3
 		}
-		rq := &routing{s: &Server{}, current: "p"}
+		rq := &routing{s: &Server{}, x: &exchange{}, current: "p"}
 		if n := testing.AllocsPerRun(1000, func() { rq.pick(route{pool: p}, nil, t0) }); n != 0 {
 			t.Errorf("%s: pick allocates %.1f times", st, n)
 		}
@@ -296,7 +296,7 @@ func BenchmarkPickStrategy(b *testing.B) {
 						m.rpmLimit, m.tpmLimit = 1<<40, 1<<40
 					}
 				}
-				rq := &routing{s: &Server{}, current: "p", r: httptest.NewRequest("POST", "/", nil)}
+				rq := &routing{s: &Server{}, x: &exchange{}, current: "p", r: httptest.NewRequest("POST", "/", nil)}
 				b.ReportAllocs()
 				for b.Loop() {
 					m := rq.pick(route{pool: p}, nil, t0)

@@ -1,12 +1,20 @@
 package main
 
 import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // countingOpenAI is a fake OpenAI upstream that counts its requests and
@@ -129,5 +137,128 @@ func TestRedisLeastBusyOverTwoReplicas(t *testing.T) {
 	held.Wait()
 	if slow.calls.Load() != 3 {
 		t.Errorf("the slow member got %d requests; want the 3 held", slow.calls.Load())
+	}
+}
+
+// TestRedisOneRoundTripPerRequest: a request whose key has a shared limit
+// and a budget, routed to an entry with a limit of its own, makes one
+// round trip to Redis before the upstream: its admission claims the entry
+// in the same script (Redis's MONITOR sees every command). A request the
+// key's limit refuses leaves the entry's minute untouched, and one for a
+// model no pool serves is still refused by the key's limit first.
+func TestRedisOneRoundTripPerRequest(t *testing.T) {
+	rs := startReplicas(t, 1)
+	g := rs.gws[0]
+	upstream := newCountingOpenAI(t, nil)
+	k := mustAPI(t, g, "POST", "/api/keys", map[string]any{"name": "k", "rpm_limit": 6}, http.StatusCreated)
+	mustAPI(t, g, "PATCH", fmt.Sprintf("/api/keys/%v", k["id"]), map[string]any{"max_budget_usd": 100}, http.StatusOK)
+	key := k["key"].(string)
+	addMember(t, g, "metered", "metered", upstream.URL, map[string]any{"rpm_limit": 100})
+	waitFor(t, "the gateway serves the member", func() bool {
+		ps, ok := g.proxy.PoolStatus("metered", func(int64) bool { return false })
+		return ok && len(ps.Members) == 1
+	})
+	// The requests must fall in one clock minute.
+	if s := time.Now().Second(); s > 45 {
+		time.Sleep(time.Duration(61-s) * time.Second)
+	}
+
+	rdb := redis.NewClient(&redis.Options{Addr: rs.redis.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	lines := monitor(t, rs.redis.Addr())
+	monitorMark(t, rdb, lines, "start")
+	statuses := map[int]int{}
+	for range 8 {
+		status, _, _, body := call(t, g, key, "metered")
+		if status != http.StatusOK && !strings.Contains(body, "6 requests per minute") {
+			t.Fatalf("status %d: %s", status, body)
+		}
+		statuses[status]++
+	}
+	status, _, _, body := call(t, g, key, "no-such-model")
+	if status != http.StatusTooManyRequests || !strings.Contains(body, "6 requests per minute") {
+		t.Errorf("a model no pool serves, over the key's limit: status %d: %s; want the limit's 429 first", status, body)
+	}
+	var combined, alone int
+	var entryKey string
+	for _, l := range monitorMark(t, rdb, lines, "end") {
+		f := strings.Split(l, `" "`)
+		if len(f) < 4 || !strings.HasSuffix(strings.ToLower(f[0]), `"evalsha`) {
+			continue
+		}
+		// f[1] the script, f[2] how many keys, then the keys.
+		n, _ := strconv.Atoi(f[2])
+		keys := f[3:min(3+n, len(f))]
+		switch last := keys[len(keys)-1]; {
+		case strings.Contains(last, ":entry:") && n == 1:
+			alone++
+		case strings.Contains(last, ":entry:"):
+			combined, entryKey = combined+1, last
+		}
+	}
+	if statuses[http.StatusOK] != 6 || statuses[http.StatusTooManyRequests] != 2 || upstream.calls.Load() != 6 {
+		t.Fatalf("answers %v, upstream calls %d; want 6 served and 2 refused by the key's 6 rpm", statuses, upstream.calls.Load())
+	}
+	// Every request's admission went with the entry's claim: 8 on the
+	// metered model (2 refused before the claim), none claimed on its own.
+	if combined != 8 || alone != 0 {
+		t.Errorf("admissions carrying the entry's claim %d, entry claims on their own %d; want 8 and 0", combined, alone)
+	}
+	if r, err := rdb.HGet(context.Background(), entryKey, "r").Int(); err != nil || r != 6 {
+		t.Errorf("the entry's minute %s counts %d requests (%v); want the 6 admitted", entryKey, r, err)
+	}
+}
+
+// monitor runs MONITOR on a connection of its own (go-redis's Monitor
+// loses its connection to the pool's checks) and sends each command Redis
+// reports, until the test ends.
+func monitor(t *testing.T, addr string) <-chan string {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := conn.Write([]byte("MONITOR\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 10000)
+	go func() {
+		r := bufio.NewReader(conn)
+		for {
+			l, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			select {
+			case lines <- strings.TrimRight(strings.TrimPrefix(l, "+"), "\r\n"):
+			default: // a test that stopped reading
+			}
+		}
+	}()
+	return lines
+}
+
+// monitorMark sends ECHO mark until MONITOR's lines show it and returns the
+// lines before it.
+func monitorMark(t *testing.T, rdb *redis.Client, lines <-chan string, mark string) []string {
+	t.Helper()
+	var before []string
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(10 * time.Second)
+	rdb.Echo(context.Background(), mark)
+	for {
+		select {
+		case l := <-lines:
+			if strings.Contains(l, `"`+mark+`"`) {
+				return before
+			}
+			before = append(before, l)
+		case <-tick.C:
+			rdb.Echo(context.Background(), mark) // MONITOR may not have been on yet
+		case <-deadline:
+			t.Fatalf("MONITOR never showed the mark %q", mark)
+		}
 	}
 }

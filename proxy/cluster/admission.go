@@ -56,6 +56,16 @@ type Admission struct {
 	Amount    int64 // the worst-case cost held until the request settles
 	Limits    []Limit
 	Budgets   []Budget
+	// Entry, when set, is an entry's minute to claim in the same round trip
+	// once the limits and budgets admit the request (the member its first
+	// pick chose); a refusal of those leaves it untouched. It is not part
+	// of the settlement: SettleEntry corrects its tokens.
+	Entry *EntryClaim
+}
+
+// EntryClaim is the claim on an entry's limits an admission makes too.
+type EntryClaim struct {
+	ID, Minute, RPM, TPM, Tokens int64
 }
 
 // Refusal kinds of a Verdict.
@@ -76,6 +86,11 @@ type Verdict struct {
 	// flight hold on it; admitted, Spent is each budget's spend.
 	Spent [3]int64
 	Held  int64
+	// EntryAsked: the admission carried an entry claim and admitted the
+	// request, so the claim was decided: EntryOK when it took its place,
+	// EntryUse the entry's minute over every replica either way.
+	EntryAsked, EntryOK bool
+	EntryUse            EntryUse
 }
 
 // How long shared counters live: a reservation lapses after the longest a
@@ -100,10 +115,12 @@ const (
 // or started again by a settlement after it lapsed), idle for a minute, or
 // whose clock went back, is counted from its seconds.
 //
-// KEYS: a window per limit, then spent, held, heldsum per budget.
+// KEYS: a window per limit, then spent, held, heldsum per budget, then
+// maybe an entry's minute.
 // ARGV: reservation member, amount, #limits, #budgets, hold ms, spent ttl s,
-// then rpm, tpm per limit, then hard, seed per budget.
-var admitScript = redis.NewScript(`
+// then rpm, tpm per limit, then hard, seed per budget, then the entry's
+// rpm, tpm and tokens when it is claimed too.
+var admitScript = redis.NewScript(claimEntryLua + `
 local t = redis.call('TIME')
 local sec = tonumber(t[1])
 local now = sec * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -207,6 +224,12 @@ for j = 1, nb do
   redis.call('EXPIRE', KEYS[k + 1], life)
   out[#out + 1] = spent[j]
 end
+local e = nl + 3 * nb + 1
+if KEYS[e] then
+  for _, v in ipairs(claimEntry(KEYS[e], tonumber(ARGV[a]), tonumber(ARGV[a + 1]), ARGV[a + 2])) do
+    out[#out + 1] = v
+  end
+end
 return out`)
 
 // settleScript replaces the holds of a batch of requests by their costs
@@ -281,7 +304,7 @@ func (c *Cluster) Admit(ctx context.Context, a *Admission) (Verdict, error) {
 	if !c.up.Load() {
 		return Verdict{}, ErrDown
 	}
-	args := make([]any, 0, 6+2*len(a.Limits)+2*len(a.Budgets))
+	args := make([]any, 0, 9+2*len(a.Limits)+2*len(a.Budgets))
 	args = append(args, a.member(), a.Amount, len(a.Limits), len(a.Budgets), holdFor.Milliseconds(), int64(spentLife/time.Second))
 	for _, l := range a.Limits {
 		args = append(args, l.RPM, l.TPM)
@@ -289,20 +312,27 @@ func (c *Cluster) Admit(ctx context.Context, a *Admission) (Verdict, error) {
 	for _, b := range a.Budgets {
 		args = append(args, b.Hard, b.Seed)
 	}
+	keys := a.keys()
+	if e := a.Entry; e != nil {
+		keys = append(keys, c.keys.entryMinute(e.ID, e.Minute))
+		args = append(args, e.RPM, e.TPM, e.Tokens)
+	}
 	ctx, cancel := c.commandContext(ctx)
 	defer cancel()
-	res, err := admitScript.Run(ctx, c.admits, a.keys(), args...).Int64Slice()
+	res, err := admitScript.Run(ctx, c.admits, keys, args...).Int64Slice()
 	if err != nil {
 		c.failed(err)
 		return Verdict{}, err
 	}
-	return verdict(res), nil
+	return verdict(res, len(a.Budgets), a.Entry != nil)
 }
 
-func verdict(res []int64) Verdict {
+// verdict reads the admission script's answer for an admission of
+// nb budgets, with an entry claim or not.
+func verdict(res []int64, nb int, entry bool) (Verdict, error) {
 	var v Verdict
 	if len(res) < 3 {
-		return v
+		return v, errShortAnswer
 	}
 	v.Refusal, v.Index = int(res[0]), int(res[1])
 	switch v.Refusal {
@@ -313,9 +343,23 @@ func verdict(res []int64) Verdict {
 			v.Spent[0], v.Held = res[3], res[4]
 		}
 	default:
-		copy(v.Spent[:], res[3:])
+		if len(res) < 3+nb+3*b2i(entry) {
+			return v, errShortAnswer
+		}
+		copy(v.Spent[:], res[3:3+nb])
+		if entry {
+			e := res[3+nb:]
+			v.EntryAsked, v.EntryOK, v.EntryUse = true, e[0] == 1, EntryUse{Requests: e[1], Tokens: e[2]}
+		}
 	}
-	return v
+	return v, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Settle replaces the request's hold by its cost (nanodollars) and counts

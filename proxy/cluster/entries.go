@@ -20,18 +20,26 @@ import (
 // replica.
 type EntryUse struct{ Requests, Tokens int64 }
 
-// claimEntryScript counts one request and its estimated tokens on an
-// entry's minute unless it is at a limit, and returns the minute's use.
+// claimEntryLua counts one request and its estimated tokens on an entry's
+// minute k unless it is at a limit (rpm, tpm: 0 is none), and returns
+// whether it did and the minute's use. The admission script claims with it
+// too.
+const claimEntryLua = `
+local function claimEntry(k, rpm, tpm, tokens)
+  local r = tonumber(redis.call('HGET', k, 'r')) or 0
+  local t = tonumber(redis.call('HGET', k, 't')) or 0
+  if (rpm > 0 and r >= rpm) or (tpm > 0 and t >= tpm) then return {0, r, t} end
+  r = redis.call('HINCRBY', k, 'r', 1)
+  t = redis.call('HINCRBY', k, 't', tokens)
+  redis.call('EXPIRE', k, 120)
+  return {1, r, t}
+end
+`
+
+// claimEntryScript claims an entry's minute on its own.
 // KEYS: the entry's minute. ARGV: rpm, tpm (0: none), tokens.
-var claimEntryScript = redis.NewScript(`
-local r = tonumber(redis.call('HGET', KEYS[1], 'r')) or 0
-local t = tonumber(redis.call('HGET', KEYS[1], 't')) or 0
-local rpm, tpm = tonumber(ARGV[1]), tonumber(ARGV[2])
-if (rpm > 0 and r >= rpm) or (tpm > 0 and t >= tpm) then return {0, r, t} end
-r = redis.call('HINCRBY', KEYS[1], 'r', 1)
-t = redis.call('HINCRBY', KEYS[1], 't', ARGV[3])
-redis.call('EXPIRE', KEYS[1], 120)
-return {1, r, t}`)
+var claimEntryScript = redis.NewScript(claimEntryLua +
+	`return claimEntry(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3])`)
 
 func (k keyspace) entryMinute(id, minute int64) string {
 	return k.prefix + "entry:" + strconv.FormatInt(id, 10) + ":" + strconv.FormatInt(minute, 10)

@@ -2,10 +2,12 @@ package cluster_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
+	"gateway/proxy/cluster"
 	"gateway/proxy/cluster/redistest"
 )
 
@@ -85,5 +87,49 @@ func TestRedisBusyExchange(t *testing.T) {
 	time.Sleep(2100 * time.Millisecond)
 	if got, _ = a.ExchangeBusy(ctx, nil); len(got) != 0 {
 		t.Fatalf("a still sees %v from replicas that stopped", got)
+	}
+}
+
+// TestRedisAdmitClaimsEntry: an admission carrying an entry's claim claims
+// it in the same script once the key's limit and budget admit the request;
+// the key's refusal leaves the entry untouched, and an entry at its limit
+// refuses the claim alone (the request stays admitted). The budgets'
+// spends are read apart from the claim's answer.
+func TestRedisAdmitClaimsEntry(t *testing.T) {
+	srv := redistest.Start(t)
+	r := startReplica(t, srv.URL(), "admitentry")
+	keys := r.Keys(cluster.Holder{Kind: "key", ID: 3})
+	minute := time.Now().Unix() / 60
+	ctx := context.Background()
+	const cent = int64(10_000_000)
+	admit := func(i int, entryRPM int64) cluster.Verdict {
+		t.Helper()
+		a := &cluster.Admission{RequestID: fmt.Sprint("r", i), Amount: cent,
+			Limits:  []cluster.Limit{{Window: keys.Window, RPM: 3}},
+			Budgets: []cluster.Budget{{Spent: keys.Spent(0), Held: keys.Held, HeldSum: keys.HeldSum, Hard: 100 * cent, Seed: 5 * cent}},
+			Entry:   &cluster.EntryClaim{ID: 9, Minute: minute, RPM: entryRPM, Tokens: 40}}
+		v, err := r.Admit(ctx, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for i := range 2 {
+		v := admit(i, 10)
+		if v.Refusal != cluster.Admitted || !v.EntryAsked || !v.EntryOK ||
+			v.EntryUse != (cluster.EntryUse{Requests: int64(i + 1), Tokens: int64(40 * (i + 1))}) || v.Spent != [3]int64{5 * cent} {
+			t.Fatalf("admission %d: %+v; want admitted, the entry claimed (%d requests), 5 cents spent", i, v, i+1)
+		}
+	}
+	// The entry is at its limit of 2: the request is admitted, the claim not.
+	if v := admit(2, 2); v.Refusal != cluster.Admitted || !v.EntryAsked || v.EntryOK || v.EntryUse.Requests != 2 {
+		t.Fatalf("an entry at its limit: %+v; want admitted with the claim refused at 2 requests", v)
+	}
+	// The key's 3 rpm is used up: refused, and the entry counts nothing more.
+	if v := admit(3, 10); v.Refusal != cluster.OverRPM || v.EntryAsked {
+		t.Fatalf("over the key's limit: %+v; want refused, the entry not asked", v)
+	}
+	if ok, use, err := r.ClaimEntry(ctx, 9, minute, 0, 0, 0); err != nil || !ok || use.Requests != 3 {
+		t.Fatalf("the entry's minute after: %v %+v %v; want 2 claims and this one", ok, use, err)
 	}
 }
