@@ -104,8 +104,12 @@ func (g *gatewayUnderTest) openStore(ctx context.Context, dataDir, databaseURL s
 // poolWeights are the members' weights in both pools.
 var poolWeights = []float64{5, 3, 2}
 
+// entryRPM is each entry's rpm limit.
+var entryRPM = 1_000_000_000
+
 // seed creates an OpenAI pool and an Anthropic pool of three providers each,
 // all pointing at upstream, and a virtual key with a budget and a limit.
+// Each entry has an rpm limit too, as one holding a provider's quota does.
 func seed(ctx context.Context, store *models.Store, upstream string) (string, error) {
 	pools := []struct{ apiType, public, upstreamModel, baseURL string }{
 		{models.APITypeOpenAI, poolOpenAI, "gpt-bench", upstream + "/v1"},
@@ -117,9 +121,12 @@ func seed(ctx context.Context, store *models.Store, upstream string) (string, er
 			if err := store.CreateProvider(ctx, p, models.ProviderSecrets{APIKey: fmt.Sprintf("sk-upstream-%s-%d", pool.public, i+1)}); err != nil {
 				return "", err
 			}
-			// Prices make the gateway compute a cost, as it does for real models.
+			// Prices make the gateway compute a cost, as it does for real
+			// models; the limit, far beyond a run, is claimed at each pick
+			// (with -redis-url, in the admission's round trip).
 			d := &models.Deployment{PublicName: pool.public, ProviderID: p.ID, UpstreamModel: pool.upstreamModel,
-				Weight: &weight, InputPrice: 2.5, OutputPrice: 10, Enabled: true}
+				Weight: &weight, InputPrice: 2.5, OutputPrice: 10, Enabled: true,
+				RateLimits: models.RateLimits{RPMLimit: &entryRPM}}
 			if err := store.CreateDeployment(ctx, d); err != nil {
 				return "", err
 			}
