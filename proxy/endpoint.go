@@ -146,7 +146,7 @@ func (s *Server) prepareResponses(ctx context.Context, x *exchange, req *chatReq
 // admitSpend applies the key's and its team's rate limits and reserves the
 // request's worst case on the budgets of its key, user and team. What is
 // shared in Redis is admitted at the first pick instead, with the picked
-// member's own limits, in one round trip (routing.claim).
+// member's own limits, in one round trip (routing.claimFor).
 func (s *Server) admitSpend(w http.ResponseWriter, x *exchange, snap *snapshot, req *chatRequest) error {
 	amount := snap.requestEstimate(req.model, req)
 	if x.pending = s.prepareShared(x, amount); x.pending != nil {
