@@ -116,39 +116,57 @@ func (s *Store) UpdateAdminUser(ctx context.Context, id int64, c AdminChange) (*
 	if c.Role != nil && !slices.Contains(Roles, *c.Role) {
 		return nil, fmt.Errorf("models: role: must be one of %s: %w", strings.Join(Roles, ", "), ErrInvalid)
 	}
-	return updateByID(ctx, s, id, "admin", func(tx *gorm.DB, u *AdminUser) error {
-		changed := false
-		if c.Role != nil && *c.Role != u.Role {
-			if u.Role == RoleOwner {
-				if err := s.keepAnOwner(tx, u.ID); err != nil {
-					return err
+	var u *AdminUser
+	err := s.g(ctx).Transaction(func(tx *gorm.DB) (err error) {
+		var owners []int64
+		if c.Role != nil {
+			if owners, err = s.lockOwners(tx); err != nil {
+				return err
+			}
+		}
+		u, err = updateInTx(ctx, s, tx, id, "admin", func(tx *gorm.DB, u *AdminUser) error {
+			changed := false
+			if c.Role != nil && *c.Role != u.Role {
+				if u.Role == RoleOwner {
+					if err := anotherOwner(owners, u.ID); err != nil {
+						return err
+					}
 				}
+				u.Role, changed = *c.Role, true
 			}
-			u.Role, changed = *c.Role, true
-		}
-		if c.Password != nil {
-			if u.OIDCSubject != nil {
-				return fmt.Errorf("models: password: %s signs in with single sign-on and has no password here: %w", u.Username, ErrInvalid)
+			if c.Password != nil {
+				if u.OIDCSubject != nil {
+					return fmt.Errorf("models: password: %s signs in with single sign-on and has no password here: %w", u.Username, ErrInvalid)
+				}
+				u.PasswordHash, changed = hash, true
+				u.PasswordChangedAt = ptr(s.now())
 			}
-			u.PasswordHash, changed = hash, true
-			u.PasswordChangedAt = ptr(s.now())
-		}
-		if changed {
-			u.SessionEpoch++
-		}
-		return nil
+			if changed {
+				u.SessionEpoch++
+			}
+			return nil
+		})
+		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
 }
 
 // DeleteAdminUser removes an admin; the last owner stays.
 func (s *Store) DeleteAdminUser(ctx context.Context, id int64) error {
 	return s.g(ctx).Transaction(func(tx *gorm.DB) error {
+		owners, err := s.lockOwners(tx)
+		if err != nil {
+			return err
+		}
 		var u AdminUser
 		if err := tx.Clauses(lockForUpdate(s.db)...).First(&u, id).Error; err != nil {
 			return wrap(err, "delete admin user %d", id)
 		}
 		if u.Role == RoleOwner {
-			if err := s.keepAnOwner(tx, id); err != nil {
+			if err := anotherOwner(owners, id); err != nil {
 				return err
 			}
 		}
@@ -156,16 +174,24 @@ func (s *Store) DeleteAdminUser(ctx context.Context, id int64) error {
 	})
 }
 
-// keepAnOwner refuses when no owner but the one of id would be left. On
-// PostgreSQL it locks the owners' rows, so that two owners demoting each
-// other at once cannot both pass.
-func (s *Store) keepAnOwner(tx *gorm.DB, id int64) error {
+// lockOwners returns the owners' ids. On PostgreSQL it locks their rows,
+// in one order and before any other row of a change that may take an owner
+// away: of two owners demoting each other at once, the second waits for
+// the first, then sees it is the last owner (locked the other way round,
+// the two transactions deadlocked). SQLite's immediate transactions are
+// one at a time already. A new owner added meanwhile only adds to them.
+func (s *Store) lockOwners(tx *gorm.DB) ([]int64, error) {
 	var ids []int64
-	err := tx.Model(&AdminUser{}).Clauses(lockForUpdate(s.db)...).Where("role = ?", RoleOwner).Pluck("id", &ids).Error
+	err := tx.Model(&AdminUser{}).Clauses(lockForUpdate(s.db)...).Where("role = ?", RoleOwner).Order("id").Pluck("id", &ids).Error
 	if err != nil {
-		return wrap(err, "count owners")
+		return nil, wrap(err, "count owners")
 	}
-	for _, o := range ids {
+	return ids, nil
+}
+
+// anotherOwner refuses when no owner but the one of id is among owners.
+func anotherOwner(owners []int64, id int64) error {
+	for _, o := range owners {
 		if o != id {
 			return nil
 		}

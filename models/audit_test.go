@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"gateway/models"
@@ -242,4 +243,48 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestOwnersDemoteEachOther: the two owners demoting (or removing) each
+// other at the same instant: one change holds, the other is refused as the
+// last owner's, never with another error (on PostgreSQL the two
+// transactions deadlocked, and one failed with the database's error). Each
+// round pairs the owner left by the one before with a new one.
+func TestOwnersDemoteEachOther(t *testing.T) {
+	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		left := &models.AdminUser{Username: "first", Role: models.RoleOwner}
+		must(t, s.CreateAdminUser(ctx, left, "password one"))
+		for round := range 6 {
+			added := &models.AdminUser{Username: fmt.Sprint("owner", round), Role: models.RoleOwner}
+			must(t, s.CreateAdminUser(ctx, added, "password two"))
+			pair := []*models.AdminUser{left, added}
+			errs := make([]error, 2)
+			var wg sync.WaitGroup
+			for i, u := range pair {
+				wg.Go(func() {
+					if round%2 == 0 {
+						_, errs[i] = s.UpdateAdminUser(ctx, u.ID, models.AdminChange{Role: ptr(models.RoleViewer)})
+					} else {
+						errs[i] = s.DeleteAdminUser(ctx, u.ID)
+					}
+				})
+			}
+			wg.Wait()
+			done := 0
+			for i, err := range errs {
+				switch {
+				case err == nil:
+					done++
+				case errors.Is(err, models.ErrLastOwner):
+					left = pair[i]
+				default:
+					t.Fatalf("round %d: %v; want done or refused as the last owner's", round, err)
+				}
+			}
+			if done != 1 {
+				t.Fatalf("round %d: %d of the two changes done (%v); want 1", round, done, errs)
+			}
+		}
+	})
 }

@@ -80,21 +80,31 @@ func createRow[T any](ctx context.Context, s *Store, tx *gorm.DB, v *T, what str
 // writes every column back (Select("*"), so that a value set to zero is
 // kept) and records the change in the audit log.
 func updateByID[T any](ctx context.Context, s *Store, id int64, what string, apply func(tx *gorm.DB, v *T) error) (*T, error) {
-	var v T
-	err := s.g(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Clauses(lockForUpdate(s.db)...).First(&v, id).Error; err != nil {
-			return wrap(err, "update %s %d", what, id)
-		}
-		before := snapshot(&v)
-		if err := apply(tx, &v); err != nil {
-			return err
-		}
-		if err := tx.Select("*").Omit(clause.Associations).Save(&v).Error; err != nil {
-			return wrap(err, "update %s %d", what, id)
-		}
-		return s.audit(ctx, tx, ActionUpdate, auditKind(what), idString(id), auditName(&v), before, &v)
+	var v *T
+	err := s.g(ctx).Transaction(func(tx *gorm.DB) (err error) {
+		v, err = updateInTx(ctx, s, tx, id, what, apply)
+		return err
 	})
 	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// updateInTx is updateByID in the transaction tx.
+func updateInTx[T any](ctx context.Context, s *Store, tx *gorm.DB, id int64, what string, apply func(tx *gorm.DB, v *T) error) (*T, error) {
+	var v T
+	if err := tx.Clauses(lockForUpdate(s.db)...).First(&v, id).Error; err != nil {
+		return nil, wrap(err, "update %s %d", what, id)
+	}
+	before := snapshot(&v)
+	if err := apply(tx, &v); err != nil {
+		return nil, err
+	}
+	if err := tx.Select("*").Omit(clause.Associations).Save(&v).Error; err != nil {
+		return nil, wrap(err, "update %s %d", what, id)
+	}
+	if err := s.audit(ctx, tx, ActionUpdate, auditKind(what), idString(id), auditName(&v), before, &v); err != nil {
 		return nil, err
 	}
 	return &v, nil
