@@ -38,7 +38,7 @@ func ProvidersContent(p ProvidersPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<h2>Add a provider</h2><p class=\"muted\">The API type decides the other fields. An openai-type base URL includes the version (<code>https://api.openai.com/v1</code>); an anthropic-type one does not (<code>https://api.anthropic.com</code>); azure's is the resource (<code>https://RESOURCE.openai.azure.com</code>); bedrock, gemini and vertex have a default. Secrets are stored encrypted and never shown again: only their last four characters are.</p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<h2 data-write>Add a provider</h2><p class=\"muted\" data-write>The API type decides the other fields. An openai-type base URL includes the version (<code>https://api.openai.com/v1</code>); an anthropic-type one does not (<code>https://api.anthropic.com</code>); azure's is the resource (<code>https://RESOURCE.openai.azure.com</code>); bedrock, gemini and vertex have a default. Secrets are stored encrypted and never shown again: only their last four characters are.</p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -411,7 +411,7 @@ func providerRow(p ProvidersPage, row ProviderRow) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "\" data-testid=\"provider-edit\">Edit</a>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "\" data-testid=\"provider-edit\" data-write>Edit</a>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
