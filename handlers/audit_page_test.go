@@ -161,6 +161,20 @@ func TestAuditPage(t *testing.T) {
 		if href, _ := testid(doc, "entry-history").Attr("href"); href != history {
 			t.Errorf("the entry's History link is %q, want %q", href, history)
 		}
+		// And each pool's fallback lists to theirs: the list set above, then
+		// this change to it.
+		if err := s.SetFallbacks(context.Background(), "gpt-4o", models.FallbackGeneral, []string{"gpt-4o-mini"}); err != nil {
+			t.Fatal(err)
+		}
+		doc = parseHTML(t, b.get("/models"))
+		link, _ := doc.Find(`[data-public-name="gpt-4o"] [data-testid="fallbacks-history"]`).Attr("href")
+		if link != "/audit?id=gpt-4o&kind=fallbacks" {
+			t.Fatalf("the fallbacks' History link is %q", link)
+		}
+		fallbackRows := testid(parseHTML(t, b.get(link)), "audit-entry")
+		if fallbackRows.Length() != 2 || !strings.Contains(fallbackRows.First().Text(), `["gpt-4o-mini"]`) {
+			t.Errorf("the fallbacks' history: %d rows: %q", fallbackRows.Length(), strings.Join(strings.Fields(fallbackRows.Text()), " "))
+		}
 	})
 }
 

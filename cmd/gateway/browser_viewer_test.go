@@ -53,9 +53,9 @@ func TestBrowserViewerSeesNoWriteControls(t *testing.T) {
 	// What the controls edit is still shown: a member's weight, the settings.
 	viewer.open("/models")
 	viewer.do(chromedp.WaitVisible(css(`[data-testid="entry-weight"]`)), chromedp.WaitVisible(css(`[data-testid="entry-enabled"]`)))
+	viewer.shot("viewer-models.png")
 	viewer.open("/settings")
 	viewer.do(chromedp.WaitVisible(css(`[data-testid="input-log_retention_days"]`)))
-	viewer.shot("viewer-models.png")
 }
 
 // writeControls are the page's visible write controls (writeControlsJS).
