@@ -343,7 +343,11 @@ func verdict(res []int64, nb int, entry bool) (Verdict, error) {
 			v.Spent[0], v.Held = res[3], res[4]
 		}
 	default:
-		if len(res) < 3+nb+3*b2i(entry) {
+		need := 3 + nb
+		if entry {
+			need += 3 // ok, requests, tokens
+		}
+		if len(res) < need {
 			return v, errShortAnswer
 		}
 		copy(v.Spent[:], res[3:3+nb])
@@ -353,13 +357,6 @@ func verdict(res []int64, nb int, entry bool) (Verdict, error) {
 		}
 	}
 	return v, nil
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // Settle replaces the request's hold by its cost (nanodollars) and counts
