@@ -92,24 +92,26 @@ type anthropicPassthrough struct {
 	out     int64
 }
 
-// anthropicCounts is Anthropic's usage object; absent fields stay nil so
+// anthropicCounts is Anthropic's usage object: input, cache read, cache
+// creation and output tokens, each with whether the event carried it, so
 // that a message_delta only overrides what it carries.
 type anthropicCounts struct {
-	Input       *int64 `json:"input_tokens"`
-	CacheRead   *int64 `json:"cache_read_input_tokens"`
-	CacheCreate *int64 `json:"cache_creation_input_tokens"`
-	Output      *int64 `json:"output_tokens"`
+	n   [4]int64
+	set [4]bool
 }
 
+// The counts' places in anthropicCounts.
+const (
+	countInput = iota
+	countCacheRead
+	countCacheCreate
+	countOutput
+)
+
 func (c *anthropicCounts) merge(d anthropicCounts) {
-	for _, f := range [...]struct {
-		dst **int64
-		src *int64
-	}{
-		{&c.Input, d.Input}, {&c.CacheRead, d.CacheRead}, {&c.CacheCreate, d.CacheCreate}, {&c.Output, d.Output},
-	} {
-		if f.src != nil {
-			*f.dst = f.src
+	for i, set := range d.set {
+		if set {
+			c.n[i], c.set[i] = d.n[i], true
 		}
 	}
 }
@@ -117,22 +119,14 @@ func (c *anthropicCounts) merge(d anthropicCounts) {
 func (a *anthropicPassthrough) event(raw []byte) ([]byte, error) {
 	switch string(eventNameBytes(raw)) {
 	case "message_start":
-		var v struct {
-			Message struct {
-				Usage anthropicCounts `json:"usage"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(eventData(raw), &v) == nil {
-			a.counts.merge(v.Message.Usage)
+		if c, ok := eventCounts(eventData(raw), true); ok {
+			a.counts.merge(c)
 		}
 	case "content_block_delta", "content_block_start":
 		a.out += messagesBlockOutputBytes(eventData(raw))
 	case "message_delta":
-		var v struct {
-			Usage anthropicCounts `json:"usage"`
-		}
-		if json.Unmarshal(eventData(raw), &v) == nil {
-			a.counts.merge(v.Usage)
+		if c, ok := eventCounts(eventData(raw), false); ok {
+			a.counts.merge(c)
 			a.final = true
 		}
 	case "message_stop":
@@ -151,15 +145,9 @@ func (a *anthropicPassthrough) contentType() string     { return "" }
 func (a *anthropicPassthrough) outputBytes() int64      { return a.out }
 
 func (a *anthropicPassthrough) usage() (usage, bool) {
-	n := func(p *int64) int64 {
-		if p == nil {
-			return 0
-		}
-		return *p
-	}
-	c := &a.counts
-	read, create := n(c.CacheRead), n(c.CacheCreate)
-	return usage{InputTokens: n(c.Input) + read + create, OutputTokens: n(c.Output),
+	n := &a.counts.n
+	read, create := n[countCacheRead], n[countCacheCreate]
+	return usage{InputTokens: n[countInput] + read + create, OutputTokens: n[countOutput],
 		CacheReadTokens: read, CacheWriteTokens: create}, a.final
 }
 
