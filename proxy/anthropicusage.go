@@ -102,7 +102,7 @@ func fastEventCounts(data []byte, inMessage bool) (c anthropicCounts, ok, decide
 			if !sameKey(key, name) {
 				continue
 			}
-			if seen[f] || !plainKey(key, name) {
+			if seen[f] || string(key) != name {
 				return c, false, false
 			}
 			seen[f] = true
@@ -129,7 +129,7 @@ func uniqueField(data []byte, open int, name string) (v span, found, fine bool) 
 		if !sameKey(key, name) {
 			continue
 		}
-		if found || !plainKey(key, name) {
+		if found || string(key) != name {
 			return v, found, false
 		}
 		v, found = val, true
@@ -148,6 +148,3 @@ func sameKey(raw []byte, name string) bool {
 	}
 	return len(raw) == len(name) && bytes.EqualFold(raw, []byte(name))
 }
-
-// plainKey: the raw key is name exactly, as upstreams write it.
-func plainKey(raw []byte, name string) bool { return string(raw) == name }

@@ -128,9 +128,7 @@ func (s *Server) prepareShared(x *exchange, amount float64) *sharedAdmission {
 func (s *Server) admitPending(w http.ResponseWriter, x *exchange, entry *cluster.EntryClaim) (cluster.Verdict, error) {
 	p := x.pending
 	x.pending = nil
-	p.a.Entry = entry
-	v, err := s.cluster.Admit(context.Background(), &p.a)
-	p.a.Entry = nil
+	v, err := s.cluster.AdmitClaiming(context.Background(), &p.a, entry)
 	if err != nil {
 		return cluster.Verdict{}, s.admitLocal(w, x, p.amount)
 	}

@@ -56,14 +56,11 @@ type Admission struct {
 	Amount    int64 // the worst-case cost held until the request settles
 	Limits    []Limit
 	Budgets   []Budget
-	// Entry, when set, is an entry's minute to claim in the same round trip
-	// once the limits and budgets admit the request (the member its first
-	// pick chose); a refusal of those leaves it untouched. It is not part
-	// of the settlement: SettleEntry corrects its tokens.
-	Entry *EntryClaim
 }
 
-// EntryClaim is the claim on an entry's limits an admission makes too.
+// EntryClaim is the claim on an entry's limits an admission makes too
+// (AdmitClaiming). It is not part of the settlement: SettleEntry corrects
+// its tokens.
 type EntryClaim struct {
 	ID, Minute, RPM, TPM, Tokens int64
 }
@@ -301,6 +298,13 @@ var ErrDown = errors.New("cluster: redis is unreachable")
 // request counts once more in its windows, and its hold lapses after
 // holdFor, both on the safe side.
 func (c *Cluster) Admit(ctx context.Context, a *Admission) (Verdict, error) {
+	return c.AdmitClaiming(ctx, a, nil)
+}
+
+// AdmitClaiming is Admit that, once the limits and budgets admit the
+// request, claims e (when not nil) in the same round trip: the entry the
+// request's first pick chose. A refusal of the request leaves e untouched.
+func (c *Cluster) AdmitClaiming(ctx context.Context, a *Admission, e *EntryClaim) (Verdict, error) {
 	if !c.up.Load() {
 		return Verdict{}, ErrDown
 	}
@@ -313,7 +317,7 @@ func (c *Cluster) Admit(ctx context.Context, a *Admission) (Verdict, error) {
 		args = append(args, b.Hard, b.Seed)
 	}
 	keys := a.keys()
-	if e := a.Entry; e != nil {
+	if e != nil {
 		keys = append(keys, c.keys.entryMinute(e.ID, e.Minute))
 		args = append(args, e.RPM, e.TPM, e.Tokens)
 	}
@@ -324,7 +328,7 @@ func (c *Cluster) Admit(ctx context.Context, a *Admission) (Verdict, error) {
 		c.failed(err)
 		return Verdict{}, err
 	}
-	return verdict(res, len(a.Budgets), a.Entry != nil)
+	return verdict(res, len(a.Budgets), e != nil)
 }
 
 // verdict reads the admission script's answer for an admission of

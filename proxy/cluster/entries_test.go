@@ -106,9 +106,8 @@ func TestRedisAdmitClaimsEntry(t *testing.T) {
 		t.Helper()
 		a := &cluster.Admission{RequestID: fmt.Sprint("r", i), Amount: cent,
 			Limits:  []cluster.Limit{{Window: keys.Window, RPM: 3}},
-			Budgets: []cluster.Budget{{Spent: keys.Spent(0), Held: keys.Held, HeldSum: keys.HeldSum, Hard: 100 * cent, Seed: 5 * cent}},
-			Entry:   &cluster.EntryClaim{ID: 9, Minute: minute, RPM: entryRPM, Tokens: 40}}
-		v, err := r.Admit(ctx, a)
+			Budgets: []cluster.Budget{{Spent: keys.Spent(0), Held: keys.Held, HeldSum: keys.HeldSum, Hard: 100 * cent, Seed: 5 * cent}}}
+		v, err := r.AdmitClaiming(ctx, a, &cluster.EntryClaim{ID: 9, Minute: minute, RPM: entryRPM, Tokens: 40})
 		if err != nil {
 			t.Fatal(err)
 		}
