@@ -42,12 +42,12 @@ type budgetJSON struct {
 	SoftBudgetUSD  *float64   `json:"soft_budget_usd"`
 	BudgetDuration string     `json:"budget_duration"`
 	BudgetResetAt  *time.Time `json:"budget_reset_at"`
-	SpendUSD       float64    `json:"spend_usd"`
+	SpendUSD       usdJSON    `json:"spend_usd"`
 }
 
 func budgetJSONOf(b models.Budget) budgetJSON {
 	return budgetJSON{MaxBudgetUSD: b.MaxBudgetUSD, SoftBudgetUSD: b.SoftBudgetUSD, BudgetDuration: b.BudgetDuration,
-		BudgetResetAt: b.BudgetResetAt, SpendUSD: b.SpendUSD}
+		BudgetResetAt: b.BudgetResetAt, SpendUSD: usdJSON(b.SpendUSD)}
 }
 
 // limitsJSON is a holder's rate limits in API answers.

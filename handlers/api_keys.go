@@ -164,3 +164,9 @@ func (a *App) deleteKey(w http.ResponseWriter, r *http.Request) {
 	}
 	a.written(w, r, http.StatusNoContent, nil)
 }
+
+// showKey handles GET /api/keys/{id}: one key, its spend_usd in the
+// current budget period included.
+func (a *App) showKey(w http.ResponseWriter, r *http.Request) {
+	showAs(a, w, r, "key", a.store.GetKey, keyJSONOf)
+}

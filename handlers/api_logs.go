@@ -99,50 +99,88 @@ func apiLogFilter(q url.Values) (models.LogFilter, error) {
 }
 
 // requestLogOf is a request log as the API answers it, with its attempts
-// ([] when it made none).
+// ([] when it made none) and what its cost is made of.
 func requestLogOf(l *models.RequestLog) requestLogJSON {
-	out := requestLogJSON(*l)
+	out := requestLogJSON{requestLogColumns: requestLogColumns(*l)}
 	out.Trace = l.AttemptTrace()
 	if out.Trace == nil {
 		out.Trace = models.Trace{}
+	}
+	out.CacheWrite5mTokens = max(l.CacheWriteTokens-l.CacheWrite1hTokens, 0)
+	out.CostBreakdown = costBreakdownJSON{Input: usdJSON(l.CostInputUSD), CacheRead: usdJSON(l.CostCacheReadUSD),
+		CacheWrite: usdJSON(l.CostCacheWriteUSD), Output: usdJSON(l.CostOutputUSD)}
+	if l.CostKnown() {
+		c := usdJSON(l.CostUSD)
+		out.CostUSD = &c
 	}
 	return out
 }
 
 // requestLogJSON is a request log as GET /api/logs answers it: every
-// column, in snake_case like every other answer (models.RequestLog has no
-// JSON names of its own). It is converted, not copied field by field, so
-// that a column added to models.RequestLog without its name here does not
-// compile.
+// column, with its cost null when unknown (a token had no price) and
+// explained by part.
 type requestLogJSON struct {
-	ID               int64     `json:"id"`
-	CreatedAt        time.Time `json:"created_at"`
-	RequestID        string    `json:"request_id"`
-	KeyID            *int64    `json:"key_id"`
-	UserID           *int64    `json:"user_id"`
-	TeamID           *int64    `json:"team_id"`
-	Model            string    `json:"model"`
-	DeploymentID     *int64    `json:"deployment_id"`
-	ProviderID       *int64    `json:"provider_id"`
-	ProviderName     string    `json:"provider"`
-	UpstreamModel    string    `json:"upstream_model"`
-	Endpoint         string    `json:"endpoint"`
-	Stream           bool      `json:"stream"`
-	Status           int       `json:"status"`
-	LatencyMS        int64     `json:"latency_ms"`
-	TTFBMS           int64     `json:"ttfb_ms"`
-	InputTokens      int64     `json:"input_tokens"`
-	OutputTokens     int64     `json:"output_tokens"`
-	CacheReadTokens  int64     `json:"cache_read_tokens"`
-	CacheWriteTokens int64     `json:"cache_write_tokens"`
-	CostUSD          float64   `json:"cost_usd"`
-	UsageEstimated   bool      `json:"usage_estimated"`
-	Attempts         int       `json:"attempts"`
-	Fallback         string    `json:"fallback"`
-	Error            string    `json:"error"`
+	requestLogColumns
+	// CacheWrite5mTokens are the cache writes kept for 5 minutes
+	// (cache_write_tokens less cache_write_1h_tokens).
+	CacheWrite5mTokens int64 `json:"cache_write_5m_tokens"`
+	// CostUSD is null when the cost is unknown (price_source "none").
+	CostUSD       *usdJSON          `json:"cost_usd"`
+	CostBreakdown costBreakdownJSON `json:"cost_breakdown"`
 	// Trace is the attempts in order: member, status, latency, why the
 	// router moved on and the fallback pool being routed.
 	Trace models.Trace `json:"trace"`
+}
+
+// costBreakdownJSON is a cost by part: uncached input, cache reads, cache
+// writes (5-minute and 1-hour), output (reasoning included).
+type costBreakdownJSON struct {
+	Input      usdJSON `json:"input"`
+	CacheRead  usdJSON `json:"cache_read"`
+	CacheWrite usdJSON `json:"cache_write"`
+	Output     usdJSON `json:"output"`
+}
+
+// requestLogColumns are a request log's columns, in snake_case like every
+// other answer (models.RequestLog has no JSON names of its own). They are
+// converted, not copied field by field, so that a column added to
+// models.RequestLog without its name here does not compile; the cost's
+// columns are answered by requestLogJSON.
+type requestLogColumns struct {
+	ID                 int64        `json:"id"`
+	CreatedAt          time.Time    `json:"created_at"`
+	RequestID          string       `json:"request_id"`
+	KeyID              *int64       `json:"key_id"`
+	UserID             *int64       `json:"user_id"`
+	TeamID             *int64       `json:"team_id"`
+	Model              string       `json:"model"`
+	DeploymentID       *int64       `json:"deployment_id"`
+	ProviderID         *int64       `json:"provider_id"`
+	ProviderName       string       `json:"provider"`
+	UpstreamModel      string       `json:"upstream_model"`
+	Endpoint           string       `json:"endpoint"`
+	Stream             bool         `json:"stream"`
+	Status             int          `json:"status"`
+	LatencyMS          int64        `json:"latency_ms"`
+	TTFBMS             int64        `json:"ttfb_ms"`
+	InputTokens        int64        `json:"input_tokens"`
+	OutputTokens       int64        `json:"output_tokens"`
+	CacheReadTokens    int64        `json:"cache_read_tokens"`
+	CacheWriteTokens   int64        `json:"cache_write_tokens"`
+	CostUSD            float64      `json:"-"`
+	CacheWrite1hTokens int64        `json:"cache_write_1h_tokens"`
+	ReasoningTokens    int64        `json:"reasoning_tokens"`
+	CostInputUSD       float64      `json:"-"`
+	CostCacheReadUSD   float64      `json:"-"`
+	CostCacheWriteUSD  float64      `json:"-"`
+	CostOutputUSD      float64      `json:"-"`
+	PriceSource        string       `json:"price_source"`
+	LongContext        bool         `json:"long_context"`
+	UsageEstimated     bool         `json:"usage_estimated"`
+	Attempts           int          `json:"attempts"`
+	Fallback           string       `json:"fallback"`
+	Error              string       `json:"error"`
+	Trace              models.Trace `json:"-"`
 }
 
 func queryError(param, want string) error {
@@ -206,6 +244,9 @@ type settingsJSON struct {
 	// ResponsesRetentionDays: stored Responses answers older than this are
 	// pruned every hour; 30 (OpenAI's) until set, 0 keeps them for ever.
 	ResponsesRetentionDays *int `json:"responses_retention_days" validate:"omitnil,gte=0,lte=36500"`
+	// AllowUnpricedWithBudget lets callers under a budget use entries with
+	// no price (false, the default, refuses them: a budget never fails open).
+	AllowUnpricedWithBudget *bool `json:"allow_unpriced_with_budget"`
 }
 
 // showSettings handles GET /api/settings.
@@ -231,6 +272,12 @@ func (a *App) settings(ctx context.Context) (settingsJSON, error) {
 		}
 		*f.value = &n
 	}
+	v, _, err := a.store.GetSetting(ctx, models.SettingAllowUnpricedWithBudget)
+	if err != nil {
+		return s, err
+	}
+	allow := v == "true"
+	s.AllowUnpricedWithBudget = &allow
 	return s, nil
 }
 
@@ -263,9 +310,18 @@ func (a *App) putSettings(w http.ResponseWriter, r *http.Request) {
 			changes[f.key] = strconv.Itoa(**f.value)
 		}
 	}
+	if in.AllowUnpricedWithBudget != nil {
+		changes[models.SettingAllowUnpricedWithBudget] = strconv.FormatBool(*in.AllowUnpricedWithBudget)
+	}
 	if err := a.store.PutSettings(r.Context(), changes); err != nil {
 		a.apiError(w, r, err)
 		return
 	}
-	a.showSettings(w, r)
+	s, err := a.settings(r.Context())
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	// The proxy reads allow_unpriced_with_budget from its snapshot.
+	a.written(w, r, http.StatusOK, s)
 }

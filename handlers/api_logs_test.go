@@ -54,7 +54,7 @@ func TestAPILogsStatsAndSettings(t *testing.T) {
 			t.Fatalf("without credentials: %d", rec.Code)
 		}
 
-		if got := decodeJSON[map[string]int](t, ta.api(t, "GET", "/api/settings", "")); got["responses_retention_days"] != 30 {
+		if got := decodeJSON[map[string]any](t, ta.api(t, "GET", "/api/settings", "")); got["responses_retention_days"] != 30.0 || got["allow_unpriced_with_budget"] != false {
 			t.Fatalf("responses retention while unset: %v, want OpenAI's 30 days", got)
 		}
 		if rec := ta.api(t, "PUT", "/api/settings", `{"responses_retention_days": 0}`); rec.Code != 200 || !strings.Contains(rec.Body.String(), `"responses_retention_days":0`) {
@@ -80,7 +80,7 @@ func TestAPILogsStatsAndSettings(t *testing.T) {
 			!strings.Contains(rec.Body.String(), "health_check_interval_minutes") {
 			t.Fatalf("negative interval: %d %s", rec.Code, rec.Body)
 		}
-		if got := decodeJSON[map[string]int](t, ta.api(t, "GET", "/api/settings", "")); got["log_retention_days"] != 30 || got["health_check_interval_minutes"] != 15 {
+		if got := decodeJSON[map[string]any](t, ta.api(t, "GET", "/api/settings", "")); got["log_retention_days"] != 30.0 || got["health_check_interval_minutes"] != 15.0 {
 			t.Fatalf("settings after a refused PUT: %v", got)
 		}
 
@@ -106,7 +106,9 @@ func wantLogFields(t *testing.T, ta *testApp, s *models.Store) {
 	row := models.RequestLog{CreatedAt: at, RequestID: "req-1", KeyID: &key, UserID: &user, TeamID: &team,
 		Model: "team-model", DeploymentID: &dep, ProviderID: &prov, ProviderName: "openai-main", UpstreamModel: "gpt-4o",
 		Endpoint: "/v1/chat/completions", Stream: true, Status: 502, LatencyMS: 120, TTFBMS: 40, InputTokens: 12,
-		OutputTokens: 5, CacheReadTokens: 4, CacheWriteTokens: 3, CostUSD: 0.25, UsageEstimated: true, Attempts: 2, Fallback: "backup",
+		OutputTokens: 5, CacheReadTokens: 4, CacheWriteTokens: 3, CacheWrite1hTokens: 1, ReasoningTokens: 2, CostUSD: 0.25,
+		CostInputUSD: 0.05, CostCacheReadUSD: 0.01, CostCacheWriteUSD: 0.04, CostOutputUSD: 0.15, PriceSource: "catalog",
+		LongContext: true, UsageEstimated: true, Attempts: 2, Fallback: "backup",
 		Error: "upstream 502: bad gateway", Trace: models.Trace{{DeploymentID: 10, Provider: "openai-main", UpstreamModel: "gpt-4o",
 			Status: 502, StartMS: 1, LatencyMS: 60, Reason: "5xx", Error: "bad gateway", Fallback: "backup"}}}
 	if err := s.InsertRequestLogs(context.Background(), []models.RequestLog{row}); err != nil {
@@ -120,7 +122,10 @@ func wantLogFields(t *testing.T, ta *testApp, s *models.Store) {
 		"key_id": 7.0, "user_id": 8.0, "team_id": 9.0, "model": "team-model", "deployment_id": 10.0, "provider_id": 11.0,
 		"provider": "openai-main", "upstream_model": "gpt-4o", "endpoint": "/v1/chat/completions", "stream": true,
 		"status": 502.0, "latency_ms": 120.0, "ttfb_ms": 40.0, "input_tokens": 12.0, "output_tokens": 5.0,
-		"cache_read_tokens": 4.0, "cache_write_tokens": 3.0, "cost_usd": 0.25, "usage_estimated": true, "attempts": 2.0, "fallback": "backup",
+		"cache_read_tokens": 4.0, "cache_write_tokens": 3.0, "cache_write_5m_tokens": 2.0, "cache_write_1h_tokens": 1.0,
+		"reasoning_tokens": 2.0, "cost_usd": 0.25, "cost_breakdown": map[string]any{"input": 0.05, "cache_read": 0.01,
+			"cache_write": 0.04, "output": 0.15}, "price_source": "catalog", "long_context": true,
+		"usage_estimated": true, "attempts": 2.0, "fallback": "backup",
 		"error": "upstream 502: bad gateway", "trace": []any{map[string]any{"deployment_id": 10.0, "provider": "openai-main",
 			"upstream_model": "gpt-4o", "status": 502.0, "start_ms": 1.0, "latency_ms": 60.0, "reason": "5xx", "error": "bad gateway",
 			"fallback": "backup"}}}
@@ -131,5 +136,14 @@ func wantLogFields(t *testing.T, ta *testApp, s *models.Store) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("GET /api/logs row:\n got %v\nwant %v", got, want)
+	}
+	// A cost that is unknown (a token had no price) is null, not 0.
+	row.ID, row.CreatedAt, row.PriceSource, row.CostUSD = 0, at.Add(time.Second), models.PriceSourceNone, 0.01
+	if err := s.InsertRequestLogs(context.Background(), []models.RequestLog{row}); err != nil {
+		t.Fatal(err)
+	}
+	got = decodeJSON[[]map[string]any](t, ta.api(t, "GET", "/api/logs?limit=1", ""))[0]
+	if v, ok := got["cost_usd"]; !ok || v != nil || got["price_source"] != "none" {
+		t.Errorf("unknown cost: cost_usd %v, price_source %v; want null and none", got["cost_usd"], got["price_source"])
 	}
 }

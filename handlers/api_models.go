@@ -5,32 +5,36 @@ import (
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/pricing"
 )
 
 // modelEntryJSON is a model entry in API answers. Unset optional fields are null.
 type modelEntryJSON struct {
-	ID              int64     `json:"id"`
-	PublicName      string    `json:"public_name"`
-	Wildcard        bool      `json:"wildcard"`
-	ProviderID      int64     `json:"provider_id"`
-	Provider        string    `json:"provider"`
-	UpstreamModel   string    `json:"upstream_model"`
-	Weight          *float64  `json:"weight"`
-	CooldownSeconds *int      `json:"cooldown_seconds"`
-	TimeoutSeconds  *int      `json:"timeout_seconds"`
-	ContextWindow   *int      `json:"context_window"`
-	InputPrice      float64   `json:"input_price"`
-	OutputPrice     float64   `json:"output_price"`
-	CacheReadPrice  *float64  `json:"cache_read_price"`
-	RPMLimit        *int      `json:"rpm_limit"`
-	TPMLimit        *int      `json:"tpm_limit"`
-	Priority        int       `json:"priority"`
-	Enabled         bool      `json:"enabled"`
-	CreatedAt       time.Time `json:"created_at"`
-	UpdatedAt       time.Time `json:"updated_at"`
+	ID              int64    `json:"id"`
+	PublicName      string   `json:"public_name"`
+	Wildcard        bool     `json:"wildcard"`
+	ProviderID      int64    `json:"provider_id"`
+	Provider        string   `json:"provider"`
+	UpstreamModel   string   `json:"upstream_model"`
+	Weight          *float64 `json:"weight"`
+	CooldownSeconds *int     `json:"cooldown_seconds"`
+	TimeoutSeconds  *int     `json:"timeout_seconds"`
+	ContextWindow   *int     `json:"context_window"`
+	// The entry's own prices (null: the catalog's, see effective_prices).
+	priceFields
+	BaseModel string `json:"base_model"`
+	// EffectivePrices are what its tokens cost, and where each price comes from.
+	EffectivePrices effectivePricesJSON `json:"effective_prices"`
+	RPMLimit        *int                `json:"rpm_limit"`
+	TPMLimit        *int                `json:"tpm_limit"`
+	Priority        int                 `json:"priority"`
+	Enabled         bool                `json:"enabled"`
+	CreatedAt       time.Time           `json:"created_at"`
+	UpdatedAt       time.Time           `json:"updated_at"`
 }
 
-func modelEntryJSONOf(d *models.Deployment) modelEntryJSON {
+func modelEntryJSONOf(cat *pricing.Catalog, d *models.Deployment) modelEntryJSON {
+	prices := entryPrices(cat, d)
 	return modelEntryJSON{
 		ID:              d.ID,
 		PublicName:      d.PublicName,
@@ -42,9 +46,9 @@ func modelEntryJSONOf(d *models.Deployment) modelEntryJSON {
 		CooldownSeconds: d.CooldownSeconds,
 		TimeoutSeconds:  d.TimeoutSeconds,
 		ContextWindow:   d.ContextWindow,
-		InputPrice:      d.InputPrice,
-		OutputPrice:     d.OutputPrice,
-		CacheReadPrice:  d.CacheReadPrice,
+		priceFields:     priceFieldsOf(d.Prices),
+		BaseModel:       d.BaseModel,
+		EffectivePrices: effectivePricesOf(&prices, cat),
 		RPMLimit:        d.RPMLimit,
 		TPMLimit:        d.TPMLimit,
 		Priority:        d.Priority,
@@ -66,12 +70,27 @@ func (a *App) createModelEntryAPI(w http.ResponseWriter, r *http.Request) {
 		a.apiError(w, r, err)
 		return
 	}
-	a.written(w, r, http.StatusCreated, modelEntryJSONOf(d))
+	a.writtenEntry(w, r, http.StatusCreated, d)
 }
 
 // listModelEntries handles GET /api/models.
 func (a *App) listModelEntries(w http.ResponseWriter, r *http.Request) {
-	listAs(a, w, r, a.store.ListDeployments, modelEntryJSONOf)
+	cat, err := a.catalog(r.Context())
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	listAs(a, w, r, a.store.ListDeployments, func(d *models.Deployment) modelEntryJSON { return modelEntryJSONOf(cat, d) })
+}
+
+// writtenEntry answers a written entry with its effective prices.
+func (a *App) writtenEntry(w http.ResponseWriter, r *http.Request, status int, d *models.Deployment) {
+	cat, err := a.catalog(r.Context())
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	a.written(w, r, status, modelEntryJSONOf(cat, d))
 }
 
 // updateModelEntry handles PATCH /api/models/{id}: absent fields keep their
@@ -99,7 +118,7 @@ func (a *App) updateModelEntry(w http.ResponseWriter, r *http.Request) {
 		a.apiError(w, r, err)
 		return
 	}
-	a.written(w, r, http.StatusOK, modelEntryJSONOf(d))
+	a.writtenEntry(w, r, http.StatusOK, d)
 }
 
 // deleteModelEntry handles DELETE /api/models/{id}.

@@ -7,6 +7,7 @@ import (
 
 	"gateway/models"
 	"gateway/proxy"
+	"gateway/proxy/pricing"
 )
 
 // poolStatusJSON is the answer to GET /api/pools/{public_name}/status.
@@ -44,7 +45,9 @@ type poolMemberJSON struct {
 	AtLimit        bool             `json:"at_limit"`
 	InFlight       int64            `json:"in_flight"`
 	LatencyMS      *float64         `json:"latency_ms"` // moving average; null: no recent sample
-	Price          float64          `json:"price_per_million"`
+	// Price is the input and output prices added, USD per million tokens
+	// (what a cost-based pool compares); null when either is unknown.
+	Price *usdJSON `json:"price_per_million"`
 }
 
 // healthCheckJSON is a member's last live check.
@@ -86,7 +89,11 @@ func (a *App) poolStatus(r *http.Request, name string) (poolStatusJSON, error) {
 		c, ok := checks[id]
 		return ok && !c.OK
 	})
-	st := poolStatusJSONOf(name, entries, served.Members, checks)
+	cat, err := a.catalog(r.Context())
+	if err != nil {
+		return poolStatusJSON{}, err
+	}
+	st := poolStatusJSONOf(name, entries, served.Members, checks, cat)
 	st.RoutingStrategy = served.Strategy
 	if !ok {
 		// Not served (no member enabled): the strategy it would be served by.
@@ -141,7 +148,7 @@ func (a *App) poolEntries(r *http.Request, name string) ([]models.Deployment, ma
 // poolStatusJSONOf joins the stored entries with what the proxy serves. The
 // store says what is configured (weight unset stays null, disabled members
 // are listed); the proxy says who gets what share and who is cooling down.
-func poolStatusJSONOf(name string, entries []models.Deployment, served []proxy.MemberStatus, checks map[int64]models.HealthCheck) poolStatusJSON {
+func poolStatusJSONOf(name string, entries []models.Deployment, served []proxy.MemberStatus, checks map[int64]models.HealthCheck, cat *pricing.Catalog) poolStatusJSON {
 	byID := make(map[int64]proxy.MemberStatus, len(served))
 	for _, m := range served {
 		byID[m.ID] = m
@@ -168,7 +175,10 @@ func poolStatusJSONOf(name string, entries []models.Deployment, served []proxy.M
 			TokensMinute:   m.TokensMinute,
 			AtLimit:        m.AtLimit,
 			InFlight:       m.InFlight,
-			Price:          d.InputPrice + d.OutputPrice,
+		}
+		prices := entryPrices(cat, d)
+		if p, ok := prices.ListPrice(); ok {
+			out.Members[i].Price = (*usdJSON)(&p)
 		}
 		if m.LatencyMS > 0 {
 			out.Members[i].LatencyMS = &m.LatencyMS

@@ -109,3 +109,9 @@ func (a *App) deleteTeam(w http.ResponseWriter, r *http.Request) {
 	}
 	a.written(w, r, http.StatusNoContent, nil)
 }
+
+// showTeam handles GET /api/teams/{id}: one team, its spend_usd in the
+// current budget period included.
+func (a *App) showTeam(w http.ResponseWriter, r *http.Request) {
+	showAs(a, w, r, "team", a.store.GetTeam, teamJSONOf)
+}

@@ -217,7 +217,7 @@ func TestAPIModels(t *testing.T) {
 					"input_price": 2.5, "output_price": 10, "cache_read_price": 1.25, "enabled": false, "wildcard": false}},
 			{name: "create minimal: weight unset, enabled", method: "POST", path: "/api/models", status: 201, save: "m2",
 				body: `{"public_name":"gpt-4o","provider_id":{p1},"upstream_model":"gpt-4o"}`,
-				want: map[string]any{"weight": nil, "cooldown_seconds": nil, "enabled": true, "input_price": 0}},
+				want: map[string]any{"weight": nil, "cooldown_seconds": nil, "enabled": true, "input_price": nil, "base_model": ""}},
 			{name: "create with weight 0", method: "POST", path: "/api/models", status: 201,
 				body: `{"public_name":"gpt-4o","provider_id":{p1},"upstream_model":"gpt-4o-mini","weight":0}`,
 				want: map[string]any{"weight": 0}},

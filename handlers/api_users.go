@@ -136,3 +136,9 @@ func (a *App) deleteUser(w http.ResponseWriter, r *http.Request) {
 	}
 	a.written(w, r, http.StatusNoContent, nil)
 }
+
+// showUser handles GET /api/users/{id}: one user, its spend_usd in the
+// current budget period included.
+func (a *App) showUser(w http.ResponseWriter, r *http.Request) {
+	showAs(a, w, r, "user", a.store.GetUser, userJSONOf)
+}

@@ -19,6 +19,7 @@ import (
 	"gateway/models"
 	"gateway/proxy"
 	"gateway/proxy/linger"
+	"gateway/proxy/pricing"
 	"gateway/static"
 )
 
@@ -85,6 +86,7 @@ type App struct {
 	validate     *validator.Validate
 	throttle     *loginThrottle
 	sso          *ssoClient // nil without OIDC
+	prices       pricing.Store
 	assetVersion string
 	handler      http.Handler
 }

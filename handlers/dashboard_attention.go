@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"gateway/models"
 	"gateway/proxy/catalog"
+	"gateway/proxy/pricing"
 	"gateway/views"
 )
 
@@ -35,6 +37,11 @@ func (a *App) attention(ctx context.Context, entries []models.Deployment, now ti
 		return nil, err
 	}
 	items = append(items, budgets...)
+	cat, err := a.catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	items = append(items, unpricedItems(entries, cat)...)
 	if a.runtime != nil {
 		spooled, dropped := a.runtime.LogBacklog()
 		if spooled > 0 {
@@ -89,6 +96,25 @@ func failedCheckItems(entries []models.Deployment, checks []models.HealthCheck) 
 		items = append(items, views.AttentionItem{Kind: "check", Link: poolURL(e.PublicName),
 			Text: fmt.Sprintf("%s · %s in pool %s failed its last check (%s UTC): %s", e.Provider.Name, e.UpstreamModel,
 				e.PublicName, formatTime(c.CheckedAt), truncate(c.Error, 200))})
+	}
+	return items
+}
+
+// unpricedItems are the enabled entries with no input or output price in
+// the entry or the catalog: their cost is unknown, and callers under a
+// budget are refused on them (unless allow_unpriced_with_budget is on).
+func unpricedItems(entries []models.Deployment, cat *pricing.Catalog) []views.AttentionItem {
+	var items []views.AttentionItem
+	for i := range entries {
+		e := &entries[i]
+		if !e.Enabled || e.IsWildcard() {
+			continue
+		}
+		if p := entryPrices(cat, e); !p.Priced() {
+			items = append(items, views.AttentionItem{Kind: "unpriced", Link: "/models/" + strconv.FormatInt(e.ID, 10) + "/edit",
+				Text: fmt.Sprintf("%s · %s in pool %s has no price: its cost is unknown, and keys with a budget are refused on it; set its input and output prices (0 if it is free)",
+					e.Provider.Name, e.UpstreamModel, e.PublicName)})
+		}
 	}
 	return items
 }

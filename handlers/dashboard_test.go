@@ -197,9 +197,21 @@ func TestDashboardAttention(t *testing.T) {
 	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
 		e := newRuntimeEnv(t, s)
 		ctx := context.Background()
-		e.entry(t, "gpt-4o", "gpt-4o-2024", ptr(1.0), true)
+		first := e.entry(t, "gpt-4o", "gpt-4o-2024", ptr(1.0), true)
 		b := e.browser(t)
 		b.signIn()
+		// No price in the entry nor the catalog (which has no gpt-4o-2024):
+		// its cost is unknown until an admin sets one.
+		doc := parseHTML(t, b.get("/"))
+		if item := testid(doc, "attention-unpriced"); item.Length() != 1 || !strings.Contains(item.Text(), "gpt-4o-2024 in pool gpt-4o has no price") {
+			t.Errorf("unpriced entry: %q", item.Text())
+		}
+		if _, err := s.UpdateDeployment(ctx, first, func(d *models.Deployment) error {
+			d.Prices = models.PricesOf(2.5, 10)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
 		if doc := parseHTML(t, b.get("/")); testid(doc, "attention-none").Length() != 1 {
 			t.Fatalf("a healthy gateway needs attention: %s", testid(doc, "attention").Text())
 		}
@@ -219,7 +231,7 @@ func TestDashboardAttention(t *testing.T) {
 		if _, err := s.CreateKey(ctx, &models.VirtualKey{Name: "fine", Budget: models.Budget{MaxBudgetUSD: ptr(1.0), SpendUSD: 0.5}}); err != nil {
 			t.Fatal(err)
 		}
-		doc := parseHTML(t, b.get("/"))
+		doc = parseHTML(t, b.get("/"))
 		cool := testid(doc, "attention-cooldown")
 		if cool.Length() != 1 || !strings.Contains(cool.Text(), rateLimitedModel+" in pool limited is cooling down until") ||
 			cool.Find("time[data-relative]").Length() != 1 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"gateway/proxy/pricing"
 	"gateway/views"
 )
 
@@ -26,6 +27,10 @@ func usdText(f float64) string {
 		return "$" + trimZero(fmt.Sprintf("%.6f", f))
 	}
 }
+
+// usdExact is USD to the last digit the amount has: a request's cost as
+// the provider bills it ("$0.031509").
+func usdExact(f float64) string { return "$" + pricing.Decimal(f) }
 
 // spendOf is spend against an optional budget.
 func spendOf(spend float64, budget *float64, period string) views.Spend {

@@ -42,6 +42,10 @@ func (a *App) showLogDetail(w http.ResponseWriter, r *http.Request) {
 	if l.CacheReadTokens != 0 || l.CacheWriteTokens != 0 {
 		vm.Cache = countText(l.CacheReadTokens) + " / " + countText(l.CacheWriteTokens)
 	}
+	vm.CostParts, vm.PriceSource = costParts(l)
+	if l.CostKnown() {
+		vm.Row.Cost = usdExact(l.CostUSD)
+	}
 	trace := l.AttemptTrace()
 	for i, at := range trace {
 		vm.Attempts = append(vm.Attempts, attemptRow(i+1, at, names))
@@ -59,4 +63,35 @@ func attemptRow(n int, at models.Attempt, names map[int64]string) views.AttemptR
 		UpstreamModel: at.UpstreamModel, Status: at.Status, OK: at.Status >= 200 && at.Status < 400 && at.Reason == "",
 		Start: "+" + latencyText(float64(at.StartMS)), Latency: latencyText(float64(at.LatencyMS)),
 		Reason: at.Reason, Error: at.Error, Fallback: at.Fallback}
+}
+
+// costParts explain a request's cost by token class: uncached input, cache
+// reads, 5-minute and 1-hour cache writes (one cost: the log keeps writes'
+// cost together), output with its reasoning tokens.
+func costParts(l *models.RequestLog) ([]views.CostPart, string) {
+	if l.PriceSource == "" {
+		return nil, "" // nothing billed: no usage
+	}
+	source := l.PriceSource
+	if l.LongContext {
+		source += ", long-context prices"
+	}
+	if !l.CostKnown() {
+		source = "none for some tokens: the cost is unknown"
+	}
+	uncached := max(l.InputTokens-l.CacheReadTokens-l.CacheWriteTokens, 0)
+	writes := countText(l.CacheWriteTokens)
+	if l.CacheWrite1hTokens > 0 {
+		writes += " (" + countText(l.CacheWrite1hTokens) + " for 1 h)"
+	}
+	output := countText(l.OutputTokens)
+	if l.ReasoningTokens > 0 {
+		output += " (" + countText(l.ReasoningTokens) + " reasoning)"
+	}
+	return []views.CostPart{
+		{Class: "input", Tokens: countText(uncached), Cost: usdExact(l.CostInputUSD)},
+		{Class: "cache read", Tokens: countText(l.CacheReadTokens), Cost: usdExact(l.CostCacheReadUSD)},
+		{Class: "cache write", Tokens: writes, Cost: usdExact(l.CostCacheWriteUSD)},
+		{Class: "output", Tokens: output, Cost: usdExact(l.CostOutputUSD)},
+	}, source
 }

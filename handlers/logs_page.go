@@ -207,7 +207,7 @@ func logRow(l *models.RequestLog, keys map[int64]*models.VirtualKey) views.LogRo
 		TokensIn:      countText(l.InputTokens),
 		TokensOut:     countText(l.OutputTokens),
 		Estimated:     l.UsageEstimated,
-		Cost:          usdText(l.CostUSD),
+		Cost:          costText(l),
 		Attempts:      l.Attempts,
 		Error:         shorten(l.Error, 300),
 		URL:           "/logs/" + strconv.FormatInt(l.ID, 10),
@@ -220,4 +220,12 @@ func logRow(l *models.RequestLog, keys map[int64]*models.VirtualKey) views.LogRo
 		}
 	}
 	return row
+}
+
+// costText is a request's cost, "unknown" when a token had no price.
+func costText(l *models.RequestLog) string {
+	if !l.CostKnown() {
+		return "unknown"
+	}
+	return usdText(l.CostUSD)
 }

@@ -62,8 +62,7 @@ func (a *App) updateEntryForm(w http.ResponseWriter, r *http.Request) {
 		in.CooldownSeconds = form.CooldownSeconds
 		in.TimeoutSeconds = form.TimeoutSeconds
 		in.ContextWindow = form.ContextWindow
-		in.InputPrice = form.InputPrice
-		in.OutputPrice = form.OutputPrice
+		in.priceFields, in.BaseModel = form.priceFields, form.BaseModel
 		in.RPMLimit, in.TPMLimit, in.Priority = form.RPMLimit, form.TPMLimit, form.Priority
 		in.Enabled = &values.Enabled
 		if err := withParseErrors(parseErr, a.validateStruct(&in)); err != nil {
@@ -102,8 +101,8 @@ func entryValuesOf(d *models.Deployment) views.ModelEntryValues {
 		CooldownSeconds: optionalInt(d.CooldownSeconds),
 		TimeoutSeconds:  optionalInt(d.TimeoutSeconds),
 		ContextWindow:   optionalInt(d.ContextWindow),
-		InputPrice:      formatNumber(d.InputPrice),
-		OutputPrice:     formatNumber(d.OutputPrice),
+		Prices:          priceFormValues(d.Prices),
+		BaseModel:       d.BaseModel,
 		RPMLimit:        optionalInt(d.RPMLimit),
 		TPMLimit:        optionalInt(d.TPMLimit),
 		Priority:        strconv.Itoa(d.Priority),

@@ -51,7 +51,7 @@ func TestEntryEditForm(t *testing.T) {
 		if !row.Is(`[data-testid="entry-edit-row"]`) {
 			t.Fatalf("b's row is not the edit form:\n%s", rec.Body)
 		}
-		for name, want := range map[string]string{"upstream_model": "up-b", "weight": "1", "input_price": "0", "timeout_seconds": ""} {
+		for name, want := range map[string]string{"upstream_model": "up-b", "weight": "1", "input_price": "", "timeout_seconds": ""} {
 			if v, _ := testid(row, "input-"+name).Attr("value"); v != want {
 				t.Errorf("edit form %s = %q, want %q", name, v, want)
 			}
@@ -82,7 +82,7 @@ func TestEntryEditForm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.UpstreamModel != "up-b2" || *d.Weight != 3 || d.InputPrice != 2.5 || d.OutputPrice != 10 ||
+		if d.UpstreamModel != "up-b2" || *d.Weight != 3 || d.InputPrice == nil || *d.InputPrice != 2.5 || d.OutputPrice == nil || *d.OutputPrice != 10 ||
 			*d.CooldownSeconds != 30 || *d.ContextWindow != 128000 || *d.TimeoutSeconds != 90 || !d.Enabled || d.PublicName != "team" {
 			t.Errorf("stored: %+v", d)
 		}
@@ -90,7 +90,7 @@ func TestEntryEditForm(t *testing.T) {
 		// Unchecked enabled disables; blanks unset the optional fields.
 		rec = mpHTMX(br, "/models/"+mpID(b), tok, url.Values{"provider_id": {mpID(e.provider.ID)}, "upstream_model": {"up-b2"}})
 		wantStatus(t, "disable", rec, http.StatusOK)
-		if d, _ := s.GetDeployment(ctx, b); d.Enabled || d.Weight != nil || d.CooldownSeconds != nil || d.ContextWindow != nil || d.InputPrice != 0 {
+		if d, _ := s.GetDeployment(ctx, b); d.Enabled || d.Weight != nil || d.CooldownSeconds != nil || d.ContextWindow != nil || d.InputPrice != nil {
 			t.Errorf("after blanks: %+v", d)
 		}
 

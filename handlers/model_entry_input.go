@@ -22,9 +22,10 @@ type modelEntryInput struct {
 	CooldownSeconds *int     `json:"cooldown_seconds" validate:"omitnil,gte=0"`
 	TimeoutSeconds  *int     `json:"timeout_seconds" validate:"omitnil,gt=0"`
 	ContextWindow   *int     `json:"context_window" validate:"omitnil,gt=0"`
-	InputPrice      *float64 `json:"input_price" validate:"omitnil,gte=0"`
-	OutputPrice     *float64 `json:"output_price" validate:"omitnil,gte=0"`
-	CacheReadPrice  *float64 `json:"cache_read_price" validate:"omitnil,gte=0"`
+	priceFields
+	// BaseModel names the model the catalog prices the entry as (an Azure
+	// deployment's name is the admin's); nil or "" is its upstream model.
+	BaseModel *string `json:"base_model" validate:"omitnil,max=500,singleline"`
 	// RPMLimit and TPMLimit nil are no limit; 0 is refused, it would let
 	// nothing through.
 	RPMLimit *int `json:"rpm_limit" validate:"omitnil,ratelimit"`
@@ -46,9 +47,8 @@ func modelEntryInputOf(d *models.Deployment) modelEntryInput {
 		CooldownSeconds: d.CooldownSeconds,
 		TimeoutSeconds:  d.TimeoutSeconds,
 		ContextWindow:   d.ContextWindow,
-		InputPrice:      &d.InputPrice,
-		OutputPrice:     &d.OutputPrice,
-		CacheReadPrice:  d.CacheReadPrice,
+		priceFields:     priceFieldsOf(d.Prices),
+		BaseModel:       &d.BaseModel,
 		RPMLimit:        d.RPMLimit,
 		TPMLimit:        d.TPMLimit,
 		Priority:        d.Priority,
@@ -65,9 +65,8 @@ func (in *modelEntryInput) applyTo(d *models.Deployment) {
 	d.CooldownSeconds = in.CooldownSeconds
 	d.TimeoutSeconds = in.TimeoutSeconds
 	d.ContextWindow = in.ContextWindow
-	d.InputPrice = valueOr(in.InputPrice, 0)
-	d.OutputPrice = valueOr(in.OutputPrice, 0)
-	d.CacheReadPrice = in.CacheReadPrice
+	d.Prices = in.prices()
+	d.BaseModel = valueOr(in.BaseModel, "")
 	d.RPMLimit, d.TPMLimit = in.RPMLimit, in.TPMLimit
 	d.Priority = in.Priority
 	d.Enabled = valueOr(in.Enabled, true)
@@ -91,8 +90,7 @@ func parseModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValu
 		CooldownSeconds: strings.TrimSpace(r.PostFormValue("cooldown_seconds")),
 		TimeoutSeconds:  strings.TrimSpace(r.PostFormValue("timeout_seconds")),
 		ContextWindow:   strings.TrimSpace(r.PostFormValue("context_window")),
-		InputPrice:      strings.TrimSpace(r.PostFormValue("input_price")),
-		OutputPrice:     strings.TrimSpace(r.PostFormValue("output_price")),
+		BaseModel:       strings.TrimSpace(r.PostFormValue("base_model")),
 		RPMLimit:        strings.TrimSpace(r.PostFormValue("rpm_limit")),
 		TPMLimit:        strings.TrimSpace(r.PostFormValue("tpm_limit")),
 		Priority:        strings.TrimSpace(r.PostFormValue("priority")),
@@ -106,12 +104,14 @@ func parseModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValu
 		CooldownSeconds: p.int("cooldown_seconds", v.CooldownSeconds),
 		TimeoutSeconds:  p.int("timeout_seconds", v.TimeoutSeconds),
 		ContextWindow:   p.int("context_window", v.ContextWindow),
-		InputPrice:      p.float("input_price", v.InputPrice),
-		OutputPrice:     p.float("output_price", v.OutputPrice),
 		RPMLimit:        p.int("rpm_limit", v.RPMLimit),
 		TPMLimit:        p.int("tpm_limit", v.TPMLimit),
 		// Blank is the default tier, 0.
 		Priority: valueOr(p.int("priority", v.Priority), 0),
+	}
+	v.Prices, in.priceFields = priceForm(r, &p)
+	if v.BaseModel != "" {
+		in.BaseModel = &v.BaseModel
 	}
 	if id := p.int("provider_id", v.ProviderID); id != nil {
 		in.ProviderID = int64(*id)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"gateway/models"
+	"gateway/proxy/pricing"
 	"gateway/views"
 )
 
@@ -110,7 +111,8 @@ func (a *App) modelsView(r *http.Request, form views.ModelEntryForm, edit *inlin
 	return vm, nil
 }
 
-func modelEntryRow(d *models.Deployment) views.ModelEntry {
+func modelEntryRow(d *models.Deployment, cat *pricing.Catalog) views.ModelEntry {
+	prices := entryPrices(cat, d)
 	e := views.ModelEntry{
 		ID:            d.ID,
 		Provider:      d.Provider.Name,
@@ -118,12 +120,19 @@ func modelEntryRow(d *models.Deployment) views.ModelEntry {
 		Weight:        "unset",
 		WeightUnset:   d.Weight == nil,
 		Cooldown:      "default",
-		InputPrice:    formatNumber(d.InputPrice),
-		OutputPrice:   formatNumber(d.OutputPrice),
+		InputPrice:    prices.Base.Of(pricing.Input).Rate.String(),
+		OutputPrice:   prices.Base.Of(pricing.Output).Rate.String(),
+		PriceNote:     priceNote(&prices),
+		Unpriced:      !prices.Priced() && !d.IsWildcard(),
 		Enabled:       d.Enabled,
 		Reserve:       d.Weight != nil && *d.Weight == 0,
 		Tier:          tierText(d.Priority),
 		Limits:        limitsText(d.RPMLimit, d.TPMLimit),
+	}
+	if d.IsWildcard() && !prices.Priced() {
+		// A wildcard route's model is the caller's: each is priced by the
+		// catalog's row for it when it is served.
+		e.InputPrice, e.OutputPrice, e.PriceNote = "catalog", "catalog", "each model at the catalog's list price"
 	}
 	if d.Weight != nil {
 		e.Weight = formatNumber(*d.Weight)
@@ -163,9 +172,7 @@ func providerOptions(ps []models.Provider) []views.Option {
 	return opts
 }
 
-func formatNumber(f float64) string {
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
+func formatNumber(f float64) string { return pricing.Decimal(f) }
 
 // addProviderHint is the curl command that adds a first provider.
 func addProviderHint(r *http.Request) string {

@@ -17,7 +17,7 @@ import (
 func tieredPool(t *testing.T, e *runtimeEnv) (first, second int64) {
 	t.Helper()
 	f := mustDeployment(t, e.store, &models.Deployment{PublicName: "tiered", ProviderID: e.provider.ID, UpstreamModel: "first",
-		Weight: ptr(1.0), InputPrice: 1, OutputPrice: 2, RateLimits: models.RateLimits{RPMLimit: ptr(2), TPMLimit: ptr(100000)}})
+		Weight: ptr(1.0), Prices: models.PricesOf(1, 2), RateLimits: models.RateLimits{RPMLimit: ptr(2), TPMLimit: ptr(100000)}})
 	s := mustDeployment(t, e.store, &models.Deployment{PublicName: "tiered", ProviderID: e.provider.ID, UpstreamModel: "second",
 		Weight: ptr(1.0), Priority: 1})
 	e.reload(t)

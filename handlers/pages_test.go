@@ -312,7 +312,7 @@ func TestModelsPage(t *testing.T) {
 		p := mustProvider(t, s, "openai-main", "sk-provider-0000000000")
 		q := mustProvider(t, s, "discount", "sk-provider-1111111111")
 		unset := mustDeployment(t, s, &models.Deployment{PublicName: "gpt-4o", ProviderID: p.ID, UpstreamModel: "gpt-4o-2024-08-06",
-			InputPrice: 2.5, OutputPrice: 10})
+			Prices: models.PricesOf(2.5, 10)})
 		mustDeployment(t, s, &models.Deployment{PublicName: "gpt-4o", ProviderID: q.ID, UpstreamModel: "gpt-4o", Weight: ptr(9.0),
 			CooldownSeconds: ptr(0)})
 		mustDeployment(t, s, &models.Deployment{PublicName: "anthropic/*", ProviderID: q.ID, UpstreamModel: "*", CooldownSeconds: ptr(30)})

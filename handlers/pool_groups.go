@@ -10,6 +10,7 @@ import (
 	"gateway/models"
 	"gateway/proxy"
 	"gateway/proxy/catalog"
+	"gateway/proxy/pricing"
 	"gateway/views"
 )
 
@@ -57,11 +58,15 @@ func (a *App) poolGroups(r *http.Request, edit *inlineEdit) ([]views.PoolGroup, 
 		settingsByName[settings[i].PublicName] = &settings[i]
 	}
 	cat := catalog.New(entries, fbs)
+	prices, err := a.catalog(r.Context())
+	if err != nil {
+		return nil, err
+	}
 	csrf := sessionFrom(r.Context()).csrfToken()
 	var groups []views.PoolGroup
 	hasDefaults := false
 	for _, members := range entriesByName(entries) {
-		g := a.poolGroup(members, cat, time.Now())
+		g := a.poolGroup(members, cat, prices, time.Now())
 		g.CSRFToken = csrf
 		g.Settings = poolSettingsFormOf(settingsByName[g.PublicName])
 		if ps := settingsByName[g.PublicName]; ps != nil && ps.RoutingStrategy != "" {
@@ -109,7 +114,7 @@ func entriesByName(entries []models.Deployment) [][]models.Deployment {
 
 // poolGroup is one public name's entries with their planned shares and
 // warnings. members are every entry of the name, disabled ones too.
-func (a *App) poolGroup(members []models.Deployment, cat *catalog.Catalog, now time.Time) views.PoolGroup {
+func (a *App) poolGroup(members []models.Deployment, cat *catalog.Catalog, prices *pricing.Catalog, now time.Time) views.PoolGroup {
 	name := members[0].PublicName
 	g := views.PoolGroup{
 		PublicName:  name,
@@ -122,7 +127,7 @@ func (a *App) poolGroup(members []models.Deployment, cat *catalog.Catalog, now t
 	tiered := usesTiers(members)
 	for i := range members {
 		d := &members[i]
-		e := views.PoolEntry{ModelEntry: modelEntryRow(d), ShareFraction: live[d.ID].PlannedShare}
+		e := views.PoolEntry{ModelEntry: modelEntryRow(d, prices), ShareFraction: live[d.ID].PlannedShare}
 		if !tiered {
 			e.Tier = "" // every member is tier 0: nothing to tell apart
 		}

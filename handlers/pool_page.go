@@ -10,6 +10,7 @@ import (
 
 	"gateway/models"
 	"gateway/proxy/catalog"
+	"gateway/proxy/pricing"
 	"gateway/views"
 )
 
@@ -211,7 +212,10 @@ func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember 
 		Tier:           strconv.Itoa(m.Priority),
 		AtLimit:        m.AtLimit,
 		InFlight:       countText(m.InFlight),
-		Price:          formatNumber(m.Price),
+		Price:          "unpriced",
+	}
+	if m.Price != nil {
+		v.Price = pricing.Decimal(float64(*m.Price))
 	}
 	// The proxy counts a minute's usage of the members with a limit (and,
 	// under usage-based routing, of every member: see poolStatusPageOf).

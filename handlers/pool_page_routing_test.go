@@ -46,7 +46,7 @@ func TestPoolStatusPageStrategyAndLimits(t *testing.T) {
 			t.Error("first is not marked at limit")
 		}
 		for id, want := range map[string]string{"member-tier": "1", "member-no-limits": "no limits",
-			"member-price": "0", "member-planned-share": "0%", "member-share": "100%"} {
+			"member-price": "unpriced", "member-planned-share": "0%", "member-share": "100%"} {
 			if got := ppText(second, id); got != want {
 				t.Errorf("second %s = %q, want %q", id, got, want)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"gateway/models"
 	"gateway/proxy"
+	"gateway/proxy/pricing"
 )
 
 // TestPoolStatusRuntimeFields: what the proxy measures (latency, requests
@@ -14,7 +15,7 @@ import (
 // still, so they never see a latency; this feeds one in.
 func TestPoolStatusRuntimeFields(t *testing.T) {
 	entries := []models.Deployment{
-		{ID: 1, UpstreamModel: "busy", Enabled: true, Priority: 2, InputPrice: 1.5, OutputPrice: 6,
+		{ID: 1, UpstreamModel: "busy", Enabled: true, Priority: 2, Prices: models.PricesOf(1.5, 6),
 			RateLimits: models.RateLimits{RPMLimit: ptrTo(60), TPMLimit: ptrTo(100000)}},
 		{ID: 2, UpstreamModel: "idle", Enabled: true},
 	}
@@ -22,14 +23,14 @@ func TestPoolStatusRuntimeFields(t *testing.T) {
 		{ID: 1, LatencyMS: 12.5, InFlight: 3, RequestsMinute: 42, TokensMinute: 1234, AtLimit: true},
 		{ID: 2},
 	}
-	st := poolStatusJSONOf("p", entries, served, nil)
+	st := poolStatusJSONOf("p", entries, served, nil, pricing.Builtin())
 	busy, idle := st.Members[0], st.Members[1]
 	if busy.LatencyMS == nil || *busy.LatencyMS != 12.5 || busy.InFlight != 3 || busy.RequestsMinute != 42 ||
-		busy.TokensMinute != 1234 || !busy.AtLimit || busy.Priority != 2 || busy.Price != 7.5 {
+		busy.TokensMinute != 1234 || !busy.AtLimit || busy.Priority != 2 || busy.Price == nil || *busy.Price != 7.5 || idle.Price != nil {
 		t.Errorf("busy = %+v", busy)
 	}
 	if idle.LatencyMS != nil || idle.RPMLimit != nil || idle.TPMLimit != nil {
-		t.Errorf("idle = %+v, want no latency and no limits", idle)
+		t.Errorf("idle = %+v, want no latency, no limits and no price", idle)
 	}
 
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)

@@ -107,3 +107,19 @@ func listAs[T, J any](a *App, w http.ResponseWriter, r *http.Request, list func(
 	}
 	a.writeJSON(w, r, http.StatusOK, out)
 }
+
+// showAs answers the one row of T whose id is the path's {id}, as show
+// makes it; what names the kind in a 404.
+func showAs[T, J any](a *App, w http.ResponseWriter, r *http.Request, what string, get func(context.Context, int64) (*T, error), show func(*T) J) {
+	id, err := pathID(r, what)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	row, err := get(r.Context(), id)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	a.writeJSON(w, r, http.StatusOK, show(row))
+}

@@ -96,6 +96,8 @@ func (a *App) routeTable() []route {
 		{"POST /users/{id}/delete", onPage, byRole, a.deleteUserPage},
 		{"GET /logs", onPage, byRole, a.showLogs},
 		{"GET /logs/{id}", onPage, byRole, a.showLogDetail},
+		{"GET /spend", onPage, byRole, a.showSpendPage},
+		{"GET /spend/export", onPage, byRole, a.exportSpend},
 		{"GET /sticky", onPage, byRole, a.showSticky},
 		{"GET /audit", onPage, byRole, a.showAudit},
 		{"GET /audit/{id}", onPage, byRole, a.showAuditDetail},
@@ -106,10 +108,12 @@ func (a *App) routeTable() []route {
 		// Users and teams in the management API (the rest is below).
 		{"POST /api/users", onAPI, byRole, a.createUser},
 		{"GET /api/users", onAPI, byRole, a.listUsers},
+		{"GET /api/users/{id}", onAPI, byRole, a.showUser},
 		{"PATCH /api/users/{id}", onAPI, byRole, a.updateUser},
 		{"DELETE /api/users/{id}", onAPI, byRole, a.deleteUser},
 		{"POST /api/teams", onAPI, byRole, a.createTeam},
 		{"GET /api/teams", onAPI, byRole, a.listTeams},
+		{"GET /api/teams/{id}", onAPI, byRole, a.showTeam},
 		{"PATCH /api/teams/{id}", onAPI, byRole, a.updateTeam},
 		{"DELETE /api/teams/{id}", onAPI, byRole, a.deleteTeam},
 		// Admins (owners only) and one's own profile.
@@ -138,6 +142,7 @@ func (a *App) routeTable() []route {
 
 		{"POST /api/keys", onAPI, byRole, a.createKey},
 		{"GET /api/keys", onAPI, byRole, a.listKeys},
+		{"GET /api/keys/{id}", onAPI, byRole, a.showKey},
 		{"PATCH /api/keys/{id}", onAPI, byRole, a.updateKey},
 		{"DELETE /api/keys/{id}", onAPI, byRole, a.deleteKey},
 
@@ -156,6 +161,10 @@ func (a *App) routeTable() []route {
 		{"GET /api/stats", onAPI, byRole, a.showStats},
 		{"GET /api/logs", onAPI, byRole, a.listLogs},
 		{"GET /api/logs/{id}", onAPI, byRole, a.showLog},
+		{"GET /api/prices", onAPI, byRole, a.showPrices},
+		{"PUT /api/prices/catalog", onAPI, byRole, a.importCatalog},
+		{"DELETE /api/prices/catalog", onAPI, byRole, a.resetCatalog},
+		{"GET /api/spend", onAPI, byRole, a.showSpend},
 		{"GET /api/settings", onAPI, byRole, a.showSettings},
 		{"PUT /api/settings", onAPI, byRole, a.putSettings},
 		{"GET /api/audit", onAPI, byRole, a.listAudit},

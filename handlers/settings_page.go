@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gateway/models"
 	"gateway/views"
 )
 
@@ -20,6 +21,7 @@ func (a *App) showSettingsPage(w http.ResponseWriter, r *http.Request) {
 		LogRetentionDays:           strconv.Itoa(*s.LogRetentionDays),
 		HealthCheckIntervalMinutes: strconv.Itoa(*s.HealthCheckIntervalMinutes),
 		ResponsesRetentionDays:     strconv.Itoa(*s.ResponsesRetentionDays),
+		AllowUnpricedWithBudget:    *s.AllowUnpricedWithBudget,
 	}}
 	a.renderPage(w, r, http.StatusOK, "Settings", "settings", views.SettingsContent(f))
 }
@@ -31,12 +33,14 @@ func (a *App) saveSettingsForm(w http.ResponseWriter, r *http.Request) {
 		LogRetentionDays:           strings.TrimSpace(r.PostFormValue("log_retention_days")),
 		HealthCheckIntervalMinutes: strings.TrimSpace(r.PostFormValue("health_check_interval_minutes")),
 		ResponsesRetentionDays:     strings.TrimSpace(r.PostFormValue("responses_retention_days")),
+		AllowUnpricedWithBudget:    r.PostFormValue("allow_unpriced_with_budget") == "true",
 	}}
 	p := formParser{}
 	in := settingsJSON{
 		LogRetentionDays:           p.requiredInt("log_retention_days", f.Values.LogRetentionDays),
 		HealthCheckIntervalMinutes: p.requiredInt("health_check_interval_minutes", f.Values.HealthCheckIntervalMinutes),
 		ResponsesRetentionDays:     p.requiredInt("responses_retention_days", f.Values.ResponsesRetentionDays),
+		AllowUnpricedWithBudget:    &f.Values.AllowUnpricedWithBudget,
 	}
 	err := withParseErrors(p.err, a.validateStruct(&in))
 	if err == nil {
@@ -44,7 +48,10 @@ func (a *App) saveSettingsForm(w http.ResponseWriter, r *http.Request) {
 		for _, field := range settingFields(&in) {
 			changes[field.key] = strconv.Itoa(**field.value)
 		}
-		err = a.store.PutSettings(r.Context(), changes)
+		changes[models.SettingAllowUnpricedWithBudget] = strconv.FormatBool(*in.AllowUnpricedWithBudget)
+		if err = a.store.PutSettings(r.Context(), changes); err == nil {
+			err = a.reload(r.Context())
+		}
 	}
 	var input *inputError
 	if errors.As(err, &input) {

@@ -277,6 +277,16 @@ const SettingLogRetentionDays = "log_retention_days"
 // more is checked again; 0 or unset never checks on a timer.
 const SettingHealthCheckMinutes = "health_check_interval_minutes"
 
+// SettingPriceCatalog names the setting that holds the price catalog an
+// admin imported (pricing's catalog file, as JSON), whose rows the
+// built-in catalog's give way to; unset is the built-in catalog alone.
+const SettingPriceCatalog = "price_catalog"
+
+// SettingAllowUnpricedWithBudget names the setting that lets a key, user or
+// team with a budget use a model entry that has no price ("true"); unset
+// refuses it, since its spend could not be counted.
+const SettingAllowUnpricedWithBudget = "allow_unpriced_with_budget"
+
 // settingClusterID names the setting that holds the gateways' shared name.
 const settingClusterID = "cluster_id"
 

@@ -22,7 +22,7 @@ import (
 const logBatchRows = 10
 
 // logColumns counts request_logs' columns but id.
-const logColumns = 25
+const logColumns = 33
 
 // requestLogColumns are those columns, in the order in which
 // (*RequestLog).columnValues gives their values; a test holds them to the
@@ -32,7 +32,8 @@ var requestLogColumns = [logColumns]string{
 	"deployment_id", "provider_id", "provider_name", "upstream_model", "endpoint",
 	"stream", "status", "latency_ms", "ttfbms", "input_tokens", "output_tokens",
 	"cache_read_tokens", "cache_write_tokens", "cost_usd", "usage_estimated", "attempts", "fallback", "error",
-	"trace",
+	"trace", "cache_write_1h_tokens", "reasoning_tokens", "cost_input_usd", "cost_cache_read_usd",
+	"cost_cache_write_usd", "cost_output_usd", "price_source", "long_context",
 }
 
 func (l *RequestLog) columnValues() [logColumns]any {
@@ -40,7 +41,8 @@ func (l *RequestLog) columnValues() [logColumns]any {
 		l.DeploymentID, l.ProviderID, l.ProviderName, l.UpstreamModel, l.Endpoint,
 		l.Stream, l.Status, l.LatencyMS, l.TTFBMS, l.InputTokens, l.OutputTokens,
 		l.CacheReadTokens, l.CacheWriteTokens, l.CostUSD, l.UsageEstimated, l.Attempts, l.Fallback, l.Error,
-		l.traceColumn()}
+		l.traceColumn(), l.CacheWrite1hTokens, l.ReasoningTokens, l.CostInputUSD, l.CostCacheReadUSD,
+		l.CostCacheWriteUSD, l.CostOutputUSD, l.PriceSource, l.LongContext}
 }
 
 // traceColumn is the trace as a column value. Most rows have none, and a
@@ -78,7 +80,7 @@ func isColumnDefault(v any) bool {
 
 // logShape is the form of one INSERT of request logs, a stmtKey.
 type logShape struct {
-	cols uint32 // bit c set: requestLogColumns[c] is given
+	cols uint64 // bit c set: requestLogColumns[c] is given
 	rows int
 }
 

@@ -75,10 +75,13 @@ type Deployment struct {
 	CooldownSeconds *int
 	TimeoutSeconds  *int
 	ContextWindow   *int
-	// Prices in USD per million tokens.
-	InputPrice     float64 `gorm:"not null;default:0"`
-	OutputPrice    float64 `gorm:"not null;default:0"`
-	CacheReadPrice *float64
+	// Prices are the entry's own; a price it leaves unset is the price
+	// catalog's for its provider type and model.
+	Prices `gorm:"embedded"`
+	// BaseModel names the model the catalog prices the entry as, when its
+	// upstream model does not say (an Azure deployment's name is the
+	// admin's choice); "" looks up the upstream model.
+	BaseModel string `gorm:"size:500;not null;default:''"`
 	// RateLimits cap what the entry may take per minute; at its limit it is
 	// no candidate until the next minute.
 	RateLimits `gorm:"embedded"`
@@ -97,6 +100,25 @@ type Deployment struct {
 func (d *Deployment) IsWildcard() bool {
 	n := len(d.PublicName)
 	return n > 0 && d.PublicName[n-1] == '*'
+}
+
+// Prices are USD per million tokens of each token class, each optional:
+// nil is unset (the price catalog's applies), 0 is free. Cache writes are
+// priced by how long the cache keeps them (5 minutes or 1 hour). Past
+// LongContextThreshold input tokens (cached ones included) every token of
+// a request takes the long prices.
+type Prices struct {
+	InputPrice            *float64
+	OutputPrice           *float64
+	CacheReadPrice        *float64
+	CacheWritePrice       *float64
+	CacheWrite1hPrice     *float64 `gorm:"column:cache_write_1h_price"`
+	LongContextThreshold  *int64
+	LongInputPrice        *float64
+	LongOutputPrice       *float64
+	LongCacheReadPrice    *float64
+	LongCacheWritePrice   *float64
+	LongCacheWrite1hPrice *float64 `gorm:"column:long_cache_write_1h_price"`
 }
 
 // PoolSetting holds pool-wide settings, stored by public name.
@@ -221,6 +243,25 @@ type RequestLog struct {
 	CacheReadTokens  int64   `gorm:"not null;default:0"`
 	CacheWriteTokens int64   `gorm:"not null;default:0"`
 	CostUSD          float64 `gorm:"not null;default:0"`
+	// The usage as it was billed: InputTokens counts every prompt token,
+	// of which CacheReadTokens were read from the prompt cache and
+	// CacheWriteTokens written to it, CacheWrite1hTokens of those for an
+	// hour (the rest for 5 minutes); ReasoningTokens are part of
+	// OutputTokens.
+	CacheWrite1hTokens int64 `gorm:"column:cache_write_1h_tokens;not null;default:0"`
+	ReasoningTokens    int64 `gorm:"not null;default:0"`
+	// CostUSD's parts: uncached input, cache reads, cache writes, output.
+	CostInputUSD      float64 `gorm:"not null;default:0"`
+	CostCacheReadUSD  float64 `gorm:"not null;default:0"`
+	CostCacheWriteUSD float64 `gorm:"not null;default:0"`
+	CostOutputUSD     float64 `gorm:"not null;default:0"`
+	// PriceSource says where the prices billed came from: "entry",
+	// "catalog", both joined by "+", or "none" when a token class had no
+	// price, and the cost is unknown; "" when there was no usage to bill.
+	PriceSource string `gorm:"size:40;not null;default:''"`
+	// LongContext: the request was past its entry's long-context threshold
+	// and took the long prices.
+	LongContext bool `gorm:"not null;default:false"`
 	// UsageEstimated: the stream ended without the upstream's final usage
 	// (the caller left, the upstream broke off), so the output tokens are
 	// estimated from what reached the caller.
@@ -307,3 +348,18 @@ func columnBytes(src any, what string) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("models: scan %s from %T", what, src)
 }
+
+// Where a price comes from: the model entry, the price catalog, or nowhere.
+const (
+	PriceSourceEntry   = "entry"
+	PriceSourceCatalog = "catalog"
+	PriceSourceNone    = "none"
+)
+
+// CostKnown reports whether every token the request used had a price, so
+// that CostUSD is what it cost.
+func (l *RequestLog) CostKnown() bool { return l.PriceSource != PriceSourceNone }
+
+// PricesOf is an entry's input and output prices alone, USD per million
+// tokens.
+func PricesOf(input, output float64) Prices { return Prices{InputPrice: &input, OutputPrice: &output} }

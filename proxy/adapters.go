@@ -93,11 +93,13 @@ type anthropicPassthrough struct {
 }
 
 // anthropicCounts is Anthropic's usage object: input, cache read, cache
-// creation and output tokens, each with whether the event carried it, so
-// that a message_delta only overrides what it carries.
+// creation and output tokens, and the cache creation's 1-hour part (its
+// cache_creation object), each with whether the event carried it, so that
+// a message_delta (which has no cache_creation) only overrides what it
+// carries.
 type anthropicCounts struct {
-	n   [4]int64
-	set [4]bool
+	n   [numCounts]int64
+	set [numCounts]bool
 }
 
 // The counts' places in anthropicCounts.
@@ -106,6 +108,8 @@ const (
 	countCacheRead
 	countCacheCreate
 	countOutput
+	countCache1h
+	numCounts
 )
 
 func (c *anthropicCounts) merge(d anthropicCounts) {
@@ -146,9 +150,7 @@ func (a *anthropicPassthrough) outputBytes() int64      { return a.out }
 
 func (a *anthropicPassthrough) usage() (usage, bool) {
 	n := &a.counts.n
-	read, create := n[countCacheRead], n[countCacheCreate]
-	return usage{InputTokens: n[countInput] + read + create, OutputTokens: n[countOutput],
-		CacheReadTokens: read, CacheWriteTokens: create}, a.final
+	return translate.AnthropicUsage(n[countInput], n[countCacheRead], n[countCacheCreate], n[countCache1h], n[countOutput]), a.final
 }
 
 // streamConverter is what translate's two stream converters have in common.

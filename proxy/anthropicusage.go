@@ -50,11 +50,19 @@ type countsJSON struct {
 	CacheRead   *int64 `json:"cache_read_input_tokens"`
 	CacheCreate *int64 `json:"cache_creation_input_tokens"`
 	Output      *int64 `json:"output_tokens"`
+	Creation    *struct {
+		Hour *int64 `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
 }
 
 func (j countsJSON) counts() anthropicCounts {
 	var c anthropicCounts
-	for i, p := range [...]*int64{countInput: j.Input, countCacheRead: j.CacheRead, countCacheCreate: j.CacheCreate, countOutput: j.Output} {
+	var hour *int64
+	if j.Creation != nil {
+		hour = j.Creation.Hour
+	}
+	for i, p := range [...]*int64{countInput: j.Input, countCacheRead: j.CacheRead, countCacheCreate: j.CacheCreate,
+		countOutput: j.Output, countCache1h: hour} {
 		if p != nil {
 			c.n[i], c.set[i] = *p, true
 		}
@@ -95,15 +103,36 @@ func fastEventCounts(data []byte, inMessage bool) (c anthropicCounts, ok, decide
 	}
 	names := [...]string{countInput: "input_tokens", countCacheRead: "cache_read_input_tokens",
 		countCacheCreate: "cache_creation_input_tokens", countOutput: "output_tokens"}
-	var seen [len(names)]bool
-	s := newObjectScanner(data, v.start)
+	if !readCounts(data, v.start, names[:], &c) {
+		return c, false, false
+	}
+	v, found, fine = uniqueField(data, v.start, "cache_creation")
+	switch {
+	case !fine:
+		return c, false, false
+	case found && data[v.start] == '{':
+		if !readCounts(data, v.start, []string{countCache1h: "ephemeral_1h_input_tokens"}, &c) {
+			return c, false, false
+		}
+	case found && data[v.start] != 'n':
+		return c, false, false // not an object: encoding/json refuses it
+	}
+	return c, true, true
+}
+
+// readCounts reads the object at data[open] into c: names[f] is the key
+// of count f ("" for a count not in this object). false: encoding/json
+// might read it otherwise (see fastEventCounts).
+func readCounts(data []byte, open int, names []string, c *anthropicCounts) bool {
+	var seen [numCounts]bool
+	s := newObjectScanner(data, open)
 	for key, val, more := s.next(); more; key, val, more = s.next() {
 		for f, name := range names {
-			if !sameKey(key, name) {
+			if name == "" || !sameKey(key, name) {
 				continue
 			}
 			if seen[f] || string(key) != name {
-				return c, false, false
+				return false
 			}
 			seen[f] = true
 			raw := data[val.start:val.end]
@@ -112,12 +141,12 @@ func fastEventCounts(data []byte, inMessage bool) (c anthropicCounts, ok, decide
 			}
 			n, err := strconv.ParseInt(string(raw), 10, 64)
 			if err != nil {
-				return c, false, false
+				return false
 			}
 			c.n[f], c.set[f] = n, true
 		}
 	}
-	return c, true, true
+	return true
 }
 
 // uniqueField finds the field name of the object at data[open]: fine is

@@ -9,6 +9,11 @@ const (
 		`"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":412,"cache_creation_input_tokens":0,` +
 		`"cache_read_input_tokens":2048,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":0},` +
 		`"output_tokens":1,"service_tier":"standard"}}}`
+	// Claude Code's turn: 2,000 tokens written to the 1-hour cache.
+	messageStart1hData = `{"type":"message_start","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-sonnet-4-5",` +
+		`"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"cache_creation_input_tokens":2000,` +
+		`"cache_read_input_tokens":40000,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":2000},` +
+		`"output_tokens":1,"service_tier":"standard"}}}`
 	messageDeltaData = `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":38}}`
 )
 
@@ -20,10 +25,13 @@ func TestEventCountsFastPath(t *testing.T) {
 		inMessage bool
 		want      anthropicCounts
 	}{
-		{messageStartData, true, anthropicCounts{n: [4]int64{412, 2048, 0, 1}, set: [4]bool{true, true, true, true}}},
-		{messageDeltaData, false, anthropicCounts{n: [4]int64{countOutput: 38}, set: [4]bool{countOutput: true}}},
+		{messageStartData, true, anthropicCounts{n: [numCounts]int64{412, 2048, 0, 1, 0}, set: [numCounts]bool{true, true, true, true, true}}},
+		{messageStart1hData, true, anthropicCounts{n: [numCounts]int64{3, 40000, 2000, 1, 2000}, set: [numCounts]bool{true, true, true, true, true}}},
+		{messageDeltaData, false, anthropicCounts{n: [numCounts]int64{countOutput: 38}, set: [numCounts]bool{countOutput: true}}},
 		{`{"type":"message_delta","usage":{"input_tokens":null,"output_tokens":7}}`, false,
-			anthropicCounts{n: [4]int64{countOutput: 7}, set: [4]bool{countOutput: true}}},
+			anthropicCounts{n: [numCounts]int64{countOutput: 7}, set: [numCounts]bool{countOutput: true}}},
+		{`{"usage":{"output_tokens":7,"cache_creation":null}}`, false,
+			anthropicCounts{n: [numCounts]int64{countOutput: 7}, set: [numCounts]bool{countOutput: true}}},
 		{`{"type":"message_start","message":null}`, true, anthropicCounts{}},
 	} {
 		c, ok, decided := fastEventCounts([]byte(tc.data), tc.inMessage)
@@ -44,7 +52,11 @@ func TestEventCountsFastPath(t *testing.T) {
 // event data, in both places the usage is found.
 func FuzzEventCounts(f *testing.F) {
 	for _, seed := range []string{
-		messageStartData, messageDeltaData,
+		messageStartData, messageDeltaData, messageStart1hData,
+		`{"usage":{"cache_creation":{"ephemeral_1h_input_tokens":5}}}`, `{"usage":{"cache_creation":[]}}`,
+		`{"usage":{"cache_creation":"x"}}`, `{"usage":{"cache_creation":{"ephemeral_1h_input_tokens":1,"ephemeral_1h_input_tokens":2}}}`,
+		`{"usage":{"cache_creation":{"Ephemeral_1h_input_tokens":5}}}`, `{"usage":{"cache_creation":{}},"usage":{"cache_creation":{}}}`,
+		`{"usage":{"cache_creation":{"ephemeral_1h_input_tokens":null}}}`, `{"usage":{"cache_creation":{},"cache_creation":null}}`,
 		`{"usage":{"output_tokens":1}}`, `{"usage":null}`, `{"usage":{}}`, `{}`, `[]`, `null`, `1`,
 		`{"message":{"usage":{"input_tokens":1}},"usage":{"output_tokens":2}}`,
 		`{"Usage":{"output_tokens":1}}`, `{"usage":{"OUTPUT_TOKENS":1}}`, `{"us\u0061ge":{"output_tokens":1}}`,

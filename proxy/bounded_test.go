@@ -19,8 +19,8 @@ import (
 func TestCallerModelNamesGrowNothing(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	e := newEnv(t, proxy.Options{Metrics: reg})
-	e.addDeployment(models.Deployment{PublicName: "openai/*", UpstreamModel: "*", InputPrice: 1, OutputPrice: 2})
-	e.addDeployment(models.Deployment{PublicName: "openai/*", UpstreamModel: "*", InputPrice: 1, OutputPrice: 2})
+	e.addDeployment(models.Deployment{PublicName: "openai/*", UpstreamModel: "*", Prices: models.PricesOf(1, 2)})
+	e.addDeployment(models.Deployment{PublicName: "openai/*", UpstreamModel: "*", Prices: models.PricesOf(1, 2)})
 	e.setPool("openai/*", models.PoolSetting{StickyTTLSeconds: ptr(7200)})
 	e.reload()
 	const names = 200

@@ -9,6 +9,7 @@ import (
 
 	"gateway/models"
 	"gateway/proxy/cluster"
+	"gateway/proxy/pricing"
 )
 
 // holder is what a budget or a rate limit belongs to: a key, a user or a team.
@@ -48,6 +49,13 @@ type budget struct {
 	shared       float64 // what Redis said was spent, at the last admission
 	warned       bool    // the soft budget's warning was logged this period
 	keys         cluster.HolderKeys
+}
+
+// hasHard: the budget has a hard limit (a reload may change it).
+func (b *budget) hasHard() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.hard > 0
 }
 
 // pendingSpend is a cost settled under a log sequence number: the database
@@ -318,18 +326,22 @@ func budgetRefusal(b *budget, spent, held, amount float64) *apiError {
 }
 
 // requestEstimate is a request's worst-case cost on the pool it routes to:
-// its prompt at about four bytes a token and its max tokens (4096 when it
-// names none) at the pool's highest prices.
+// its prompt at about four bytes a token, all of it written to the cache
+// for an hour, and its max tokens (4096 when it names none), at the pool's
+// highest prices.
 func (s *snapshot) requestEstimate(model string, req *chatRequest) float64 {
 	rt, ok := s.route(model)
 	if !ok {
 		return 0
 	}
-	var in, out float64
+	prompt := int64(estimatePromptTokens(req.body))
+	var in, out pricing.Rate
+	var room pricing.Prices
 	for _, m := range rt.pool.members {
-		in, out = max(in, m.inputPrice), max(out, m.outputPrice)
+		i, o := m.pricesFor(m.upstreamModelFor(rt), &room).WorstRates(prompt)
+		in, out = max(in, i), max(out, o)
 	}
-	return (float64(estimatePromptTokens(req.body))*in + float64(req.maxTokens())*out) / 1e6
+	return (float64(prompt)*float64(in) + float64(req.maxTokens())*float64(out)) / 1e15
 }
 
 // defaultMaxTokens is assumed for a request that names no limit.

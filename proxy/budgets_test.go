@@ -60,7 +60,7 @@ func (e *env) waitSpend(id int64, want float64) float64 {
 // of their costs to the cent.
 func TestBudgetHoldsUnderConcurrency(t *testing.T) {
 	e, _ := newRouterEnv(t)
-	e.addDeployment(models.Deployment{PublicName: "paid", UpstreamModel: "u", OutputPrice: 2000})
+	e.addDeployment(models.Deployment{PublicName: "paid", UpstreamModel: "u", Prices: models.PricesOf(0, 2000)})
 	key, id := e.keyWith(models.VirtualKey{Budget: models.Budget{MaxBudgetUSD: ptr(0.50)}})
 	e.up.setRespond(func(w http.ResponseWriter, r *http.Request, req upstreamRequest) {
 		time.Sleep(20 * time.Millisecond) // keep many requests in flight at once
@@ -124,7 +124,7 @@ func TestBudgetHoldsUnderConcurrency(t *testing.T) {
 // a soft budget only warns.
 func TestBudgetsOfUserAndTeam(t *testing.T) {
 	e, _ := newRouterEnv(t)
-	e.addDeployment(models.Deployment{PublicName: "paid", UpstreamModel: "u", OutputPrice: 2000})
+	e.addDeployment(models.Deployment{PublicName: "paid", UpstreamModel: "u", Prices: models.PricesOf(0, 2000)})
 	ctx := context.Background()
 	team := &models.Team{Name: "research", Budget: models.Budget{MaxBudgetUSD: ptr(0.02)}}
 	user := &models.User{Name: "ada", Budget: models.Budget{SoftBudgetUSD: ptr(0.01)}}
@@ -156,7 +156,7 @@ func TestBudgetsOfUserAndTeam(t *testing.T) {
 // period is over, and the stored spend starts again from zero.
 func TestBudgetPeriodResets(t *testing.T) {
 	e, clock := newRouterEnv(t)
-	e.addDeployment(models.Deployment{PublicName: "paid", UpstreamModel: "u", OutputPrice: 2000})
+	e.addDeployment(models.Deployment{PublicName: "paid", UpstreamModel: "u", Prices: models.PricesOf(0, 2000)})
 	key, id := e.keyWith(models.VirtualKey{Budget: models.Budget{MaxBudgetUSD: ptr(0.01), BudgetDuration: "30m"}})
 	resp, body := e.postTo(e.gw, "/v1/chat/completions", key, budgetBody("paid"))
 	wantStatus(t, resp, body, 200)
@@ -223,7 +223,7 @@ func (e *env) postTo(s *httptest.Server, path, key, body string) (*http.Response
 // that the budget is spent.
 func TestBudgetRefusalSaysWhy(t *testing.T) {
 	e, _ := newRouterEnv(t)
-	e.addDeployment(models.Deployment{PublicName: "paid", UpstreamModel: "u", OutputPrice: 25})
+	e.addDeployment(models.Deployment{PublicName: "paid", UpstreamModel: "u", Prices: models.PricesOf(0, 25)})
 	key, _ := e.keyWith(models.VirtualKey{Budget: models.Budget{MaxBudgetUSD: ptr(0.05)}})
 	// No max_tokens: 4096 output tokens at $25 a million, about $0.10.
 	resp, body := e.post("/v1/chat/completions", key, strings.NewReader(`{"model":"paid","messages":[{"role":"user","content":"hi"}]}`))

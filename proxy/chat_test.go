@@ -19,7 +19,7 @@ import (
 func TestChatCompletion(t *testing.T) {
 	e := newEnv(t, proxy.Options{})
 	id := e.addDeployment(models.Deployment{PublicName: "gpt-test", UpstreamModel: "upstream-gpt",
-		InputPrice: 2, OutputPrice: 8, CacheReadPrice: ptr(0.5)})
+		Prices: models.Prices{InputPrice: ptr(2.0), OutputPrice: ptr(8.0), CacheReadPrice: ptr(0.5)}})
 	e.reload()
 
 	var resp *http.Response
@@ -127,7 +127,7 @@ func TestChatCompletionStream(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, proxy.Options{})
-			e.addDeployment(models.Deployment{PublicName: "gpt-stream", UpstreamModel: "upstream-stream", InputPrice: 1, OutputPrice: 2})
+			e.addDeployment(models.Deployment{PublicName: "gpt-stream", UpstreamModel: "upstream-stream", Prices: models.PricesOf(1, 2)})
 			e.reload()
 			params := userMessage("gpt-stream")
 			if tc.askUsage {

@@ -55,6 +55,9 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, x *exchan
 	}
 	rq := &routing{s: s, w: w, r: r, x: x, snap: snap, model: req.model, estimate: estimatePromptTokens(req.body),
 		generates: ep.kind == callGenerate}
+	// A budget never fails open: a caller under a hard budget is served
+	// only by members whose tokens have a price, unless the admin allows it.
+	rq.pricedOnly = ep.kind != callCountTokens && x.key.hasHardBudget() && !snap.allowUnpriced
 	rq.attempt = func(m *member, upstreamModel string) *failure {
 		if m.provider.err != nil {
 			// Not the member's fault, and another member may do: no cooldown.

@@ -12,6 +12,7 @@ import (
 
 	"gateway/models"
 	"gateway/proxy/cluster"
+	"gateway/proxy/pricing"
 )
 
 // exchange is one proxied request on its way through: what its log row and
@@ -22,6 +23,10 @@ type exchange struct {
 	firstByte time.Time
 	key       *virtualKey
 	member    *member
+	// prices are the member's for this attempt's model (room holds a
+	// wildcard route's, looked up for the model).
+	prices *pricing.Prices
+	room   pricing.Prices
 	// upstreamFailed: a member, not the caller, was to blame (unreachable,
 	// timeout, 5xx, 429, broken stream), for the log level.
 	upstreamFailed bool
@@ -71,6 +76,7 @@ func (x *exchange) setKey(k *virtualKey) {
 // being routed when it is not the one asked for.
 func (x *exchange) setMember(m *member, upstreamModel, fallback string) {
 	x.member = m
+	x.prices = m.pricesFor(upstreamModel, &x.room)
 	x.row.DeploymentID, x.row.ProviderID = &m.id, &m.provider.id
 	x.row.ProviderName = m.provider.name
 	x.row.UpstreamModel = upstreamModel

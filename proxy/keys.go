@@ -28,6 +28,19 @@ type virtualKey struct {
 	limiters [2]*rateLimiter
 }
 
+// hasHardBudget: the key, its user or its team has a hard budget.
+func (k *virtualKey) hasHardBudget() bool {
+	if k == nil {
+		return false
+	}
+	for _, b := range k.budgets {
+		if b != nil && b.hasHard() {
+			return true
+		}
+	}
+	return false
+}
+
 func newVirtualKey(k *models.VirtualKey) *virtualKey {
 	return &virtualKey{
 		id:     k.ID,

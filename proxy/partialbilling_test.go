@@ -112,7 +112,7 @@ func partialEnv(t *testing.T, wire, end string) (*env, string, int64) {
 		t.Fatal(err)
 	}
 	e.addDeployment(models.Deployment{PublicName: "p", UpstreamModel: "m", ProviderID: p.ID,
-		InputPrice: partialInputPrice, OutputPrice: partialOutputPrice})
+		Prices: models.PricesOf(partialInputPrice, partialOutputPrice)})
 	key, id := e.keyWith(models.VirtualKey{Budget: models.Budget{MaxBudgetUSD: ptr(1000.0)}})
 	return e, key, id
 }
@@ -200,6 +200,9 @@ func TestPartialStreamsBilledForWhatWasDelivered(t *testing.T) {
 				}
 			}
 			wantCost := (float64(wantIn)*partialInputPrice + float64(wantOut)*partialOutputPrice) / 1e6
+			if tc.wire == "anthropic" {
+				wantCost = anthropicPartialCost(wantOut)
+			}
 			if row.InputTokens != wantIn || row.OutputTokens != wantOut || row.UsageEstimated != estimated ||
 				math.Abs(row.CostUSD-wantCost) > 1e-9 {
 				t.Errorf("row: in %d out %d estimated %v cost %v, want in %d out %d estimated %v cost %v",
@@ -242,9 +245,17 @@ func TestAnthropicSDKAbortBilledForTwoDeltas(t *testing.T) {
 		t.Fatalf("read %q before hanging up (%v)", text.String(), s.Err())
 	}
 	row := e.waitLogs(1)[0]
-	wantCost := (17*partialInputPrice + partialTokens*partialOutputPrice) / 1e6
+	wantCost := anthropicPartialCost(partialTokens)
 	if row.OutputTokens != partialTokens || row.InputTokens != 17 || !row.UsageEstimated || row.CostUSD != wantCost {
 		t.Errorf("row: in %d out %d estimated %v cost %v, want in 17 out %d estimated, cost %v",
 			row.InputTokens, row.OutputTokens, row.UsageEstimated, row.CostUSD, partialTokens, wantCost)
 	}
+}
+
+// anthropicPartialCost is the bill of the anthropic upstream's usage (10
+// uncached input tokens, 5 read from the cache, 2 written to it) and out
+// output tokens: Claude's cache reads at a tenth of the input price and
+// its 5-minute writes at 1.25 times it, as the entry names no cache price.
+func anthropicPartialCost(out int64) float64 {
+	return (10*partialInputPrice + 5*partialInputPrice/10 + 2*partialInputPrice*1.25 + float64(out)*partialOutputPrice) / 1e6
 }

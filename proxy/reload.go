@@ -20,7 +20,7 @@ func (s *Server) Reload(ctx context.Context) error {
 	if err := s.logs.openSpool(ctx); err != nil {
 		return err
 	}
-	d, err := loadSnapshotData(ctx, s.store)
+	d, err := s.loadSnapshotData(ctx)
 	if err != nil {
 		return fmt.Errorf("proxy: reload: %w", err)
 	}
@@ -36,9 +36,18 @@ func (s *Server) Reload(ctx context.Context) error {
 	return nil
 }
 
-func loadSnapshotData(ctx context.Context, store *models.Store) (snapshotData, error) {
+func (s *Server) loadSnapshotData(ctx context.Context) (snapshotData, error) {
+	store := s.store
 	var d snapshotData
 	var err error
+	if d.catalog, err = s.prices.Load(ctx, store); err != nil {
+		return d, err
+	}
+	allow, _, err := store.GetSetting(ctx, models.SettingAllowUnpricedWithBudget)
+	if err != nil {
+		return d, err
+	}
+	d.allowUnpriced = allow == "true"
 	if d.deployments, err = store.ListDeployments(ctx); err != nil {
 		return d, err
 	}

@@ -116,7 +116,7 @@ func TestResponsesCallerBothUpstreams(t *testing.T) {
 func TestResponsesPassThrough(t *testing.T) {
 	e, _ := newProtocolEnv(t)
 	pid := e.addResponsesProvider()
-	e.addDeployment(models.Deployment{PublicName: "native", UpstreamModel: "gpt-native", ProviderID: pid, OutputPrice: 1e6})
+	e.addDeployment(models.Deployment{PublicName: "native", UpstreamModel: "gpt-native", ProviderID: pid, Prices: models.PricesOf(0, 1e6)})
 	e.reload()
 	e.up.setRespond(fakeResponsesAPI)
 	client := e.client()

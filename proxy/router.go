@@ -11,6 +11,7 @@ import (
 
 	"gateway/models"
 	"gateway/proxy/cluster"
+	"gateway/proxy/pricing"
 )
 
 // Routing defaults (design, Routing 5–7); pools override the first two.
@@ -72,6 +73,10 @@ type routing struct {
 	generates bool
 	// refusal: the shared admission, run at a pick, refused the request.
 	refusal error
+	// pricedOnly: the caller has a hard budget, so members without a price
+	// are no candidates; unpriced counts those a pick passed over.
+	pricedOnly bool
+	unpriced   int
 }
 
 // serve routes the request: its own pool first, then the fallbacks the
@@ -168,9 +173,37 @@ func (rq *routing) servePool(name string) *failure {
 		}
 	}
 	if last == nil {
+		if rq.unpriced > 0 {
+			return rq.noMemberPriced(rt)
+		}
 		return rq.noMemberFits(rt)
 	}
 	return last
+}
+
+// priced: m may serve the request as far as its prices go. A caller under a
+// budget is not served by a member whose tokens have no price.
+func (rq *routing) priced(m *member, rt route) bool {
+	if !rq.pricedOnly {
+		return true
+	}
+	var room pricing.Prices
+	if m.pricesFor(m.upstreamModelFor(rt), &room).Priced() {
+		return true
+	}
+	rq.unpriced++
+	return false
+}
+
+// noMemberPriced is the answer when only members without a price could
+// serve a caller under a budget: its cost could not be counted against
+// the budget. The general fallbacks may still serve it.
+func (rq *routing) noMemberPriced(rt route) *failure {
+	return &failure{kind: models.FallbackGeneral, err: &apiError{Status: http.StatusForbidden,
+		Type: typePermission, Code: "model_unpriced",
+		Message: fmt.Sprintf("the model %q has no price, and this API key is under a budget its cost could not be counted against: "+
+			"an admin sets the entry's input_price and output_price (0 if it is free), or turns on allow_unpriced_with_budget in the settings",
+			rt.pool.Name)}}
 }
 
 // unlessCommitted: once the caller has bytes, the router has nothing more to say.
@@ -239,7 +272,8 @@ func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
 	candidates := buf[:0]
 	for _, m := range rt.pool.members {
 		if !m.state.coolingDown(now) && !slices.Contains(tried, m.id) && m.fits(rq.estimate) &&
-			(!rq.nativeOnly || m.provider.takesAsIs(rq.x.proto, m.upstreamModelFor(rt))) && !m.atLimit(now) {
+			(!rq.nativeOnly || m.provider.takesAsIs(rq.x.proto, m.upstreamModelFor(rt))) && !m.atLimit(now) &&
+			rq.priced(m, rt) {
 			candidates = append(candidates, m)
 		}
 	}

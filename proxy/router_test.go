@@ -588,8 +588,8 @@ func TestStatsAndReloadKeepRuntimeState(t *testing.T) {
 // caller, so another member serves; the cost arrives as a trailer.
 func TestSilentStreamIsRetried(t *testing.T) {
 	e, _ := newRouterEnv(t)
-	e.addDeployment(models.Deployment{PublicName: "p", UpstreamModel: "silent", Weight: ptr(1.0), TimeoutSeconds: ptr(1), InputPrice: 1e6 / 12})
-	e.addDeployment(models.Deployment{PublicName: "p", UpstreamModel: "talks", Weight: ptr(0.0), InputPrice: 1e6 / 12})
+	e.addDeployment(models.Deployment{PublicName: "p", UpstreamModel: "silent", Weight: ptr(1.0), TimeoutSeconds: ptr(1), Prices: models.PricesOf(250000, 0)})
+	e.addDeployment(models.Deployment{PublicName: "p", UpstreamModel: "talks", Weight: ptr(0.0), Prices: models.PricesOf(250000, 0)})
 	e.reload()
 	e.up.setRespond(func(w http.ResponseWriter, r *http.Request, req upstreamRequest) {
 		if req.Body["model"] == "silent" {
@@ -614,8 +614,8 @@ func TestSilentStreamIsRetried(t *testing.T) {
 	if !strings.Contains(string(body), "[DONE]") {
 		t.Fatalf("stream incomplete: %s", body)
 	}
-	// 12 prompt tokens at 1e6/12 USD per million tokens: 1 USD.
-	if got := resp.Trailer.Get("X-Gateway-Cost-Usd"); got != "1" {
-		t.Fatalf("cost trailer %q, want 1", got)
+	// 12 prompt tokens at 250,000 USD per million tokens: 3 USD.
+	if got := resp.Trailer.Get("X-Gateway-Cost-Usd"); got != "3" {
+		t.Fatalf("cost trailer %q, want 3", got)
 	}
 }

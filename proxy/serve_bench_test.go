@@ -70,7 +70,7 @@ func benchGateway(b *testing.B) (*proxy.Server, string) {
 	}
 	for _, w := range []float64{5, 3, 2} {
 		d := &models.Deployment{PublicName: "gpt-4o", ProviderID: p.ID, UpstreamModel: "gpt-4o-2024-08-06",
-			Weight: &w, Enabled: true, InputPrice: 2.5, OutputPrice: 10}
+			Weight: &w, Enabled: true, Prices: models.PricesOf(2.5, 10)}
 		if err := store.CreateDeployment(ctx, d); err != nil {
 			b.Fatal(err)
 		}

@@ -20,6 +20,7 @@ import (
 	"gateway/models"
 	"gateway/proxy/cluster"
 	"gateway/proxy/linger"
+	"gateway/proxy/pricing"
 )
 
 const (
@@ -85,6 +86,7 @@ type Server struct {
 
 	reloadMu   sync.Mutex
 	transports map[int64]*cachedTransport // by provider id; guarded by reloadMu
+	prices     pricing.Store              // the price catalog as last read
 }
 
 // New returns a server over store and starts its log writer. It serves

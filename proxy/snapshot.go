@@ -1,10 +1,12 @@
 package proxy
 
 import (
+	"strings"
 	"time"
 
 	"gateway/models"
 	"gateway/proxy/catalog"
+	"gateway/proxy/pricing"
 )
 
 // snapshot is the routing table and the keys as one immutable value. Reload
@@ -18,6 +20,8 @@ type snapshot struct {
 	pools    []*pool
 	keys     map[string]*virtualKey
 	settings map[string]models.PoolSetting // by public name; each pool has its own copy filled in
+	// allowUnpriced lets callers with a budget use members without a price.
+	allowUnpriced bool
 }
 
 // pool is one catalog pool as the proxy serves it: its members ready to call.
@@ -29,22 +33,25 @@ type pool struct {
 
 // member is one model entry as the proxy serves it.
 type member struct {
-	id             int64
-	upstreamModel  string
-	weight         float64       // unset reads as 0
-	timeout        time.Duration // 0: the defaults
-	cooldown       time.Duration // cooldown_seconds; -1: unset, 0: never cool down
-	contextWindow  int           // tokens; 0: unknown
-	inputPrice     float64       // USD per million tokens
-	outputPrice    float64
-	cacheReadPrice float64
-	hasCacheRead   bool
-	rpmLimit       int64 // 0: no limit
-	tpmLimit       int64
-	priority       int // the tier; lower serves first
-	provider       *provider
-	state          *memberState
-	headers        memberHeaders
+	id            int64
+	upstreamModel string
+	weight        float64       // unset reads as 0
+	timeout       time.Duration // 0: the defaults
+	cooldown      time.Duration // cooldown_seconds; -1: unset, 0: never cool down
+	contextWindow int           // tokens; 0: unknown
+	// prices are the entry's prices, the catalog's where it sets none. A
+	// wildcard route's member whose model is the caller's (perModel)
+	// looks its catalog prices up for each model it is asked for.
+	prices   pricing.Prices
+	perModel bool
+	entry    *models.Deployment
+	catalog  *pricing.Catalog
+	rpmLimit int64 // 0: no limit
+	tpmLimit int64
+	priority int // the tier; lower serves first
+	provider *provider
+	state    *memberState
+	headers  memberHeaders
 }
 
 // route is the answer to "who serves model N": a pool and, for a wildcard
@@ -78,6 +85,9 @@ type snapshotData struct {
 	fallbacks   []models.Fallback
 	users       []models.User
 	teams       []models.Team
+	catalog     *pricing.Catalog // the price catalog in effect
+	// allowUnpriced is the setting that lets budgets use unpriced entries.
+	allowUnpriced bool
 }
 
 // buildSnapshot assembles the tables. providers holds one provider per id,
@@ -87,6 +97,8 @@ func buildSnapshot(d snapshotData, providers map[int64]*provider, states *member
 		catalog:  catalog.New(d.deployments, d.fallbacks),
 		keys:     make(map[string]*virtualKey, len(d.keys)),
 		settings: make(map[string]models.PoolSetting, len(d.settings)),
+
+		allowUnpriced: d.allowUnpriced,
 	}
 	for _, ps := range d.settings {
 		s.settings[ps.PublicName] = ps
@@ -94,7 +106,9 @@ func buildSnapshot(d snapshotData, providers map[int64]*provider, states *member
 	for _, cp := range s.catalog.Pools() {
 		p := &pool{Pool: cp, settings: newPoolSettings(s.settings[cp.Name])}
 		for _, e := range cp.Members {
-			p.members = append(p.members, newMember(e, providers[e.ProviderID], states.get(e.ID)))
+			m := newMember(e, providers[e.ProviderID], states.get(e.ID))
+			m.setPrices(d.catalog)
+			p.members = append(p.members, m)
 		}
 		s.pools = append(s.pools, p)
 	}
@@ -109,8 +123,7 @@ func newMember(d *models.Deployment, p *provider, st *memberState) *member {
 	m := &member{
 		id:            d.ID,
 		upstreamModel: d.UpstreamModel,
-		inputPrice:    d.InputPrice,
-		outputPrice:   d.OutputPrice,
+		entry:         d,
 		provider:      p,
 		state:         st,
 		cooldown:      -1,
@@ -131,10 +144,32 @@ func newMember(d *models.Deployment, p *provider, st *memberState) *member {
 	if d.TimeoutSeconds != nil && *d.TimeoutSeconds > 0 {
 		m.timeout = time.Duration(*d.TimeoutSeconds) * time.Second
 	}
-	if d.CacheReadPrice != nil {
-		m.cacheReadPrice, m.hasCacheRead = *d.CacheReadPrice, true
-	}
 	return m
+}
+
+// setPrices resolves the member's prices in catalog c.
+func (m *member) setPrices(c *pricing.Catalog) {
+	m.catalog = c
+	m.perModel = m.entry.BaseModel == "" && strings.Contains(m.upstreamModel, "*")
+	m.prices = pricing.ForEntry(c, m.providerType(), m.entry, m.upstreamModel)
+}
+
+func (m *member) providerType() string {
+	if m.provider == nil {
+		return m.entry.Provider.APIType // tests of the table alone
+	}
+	return m.provider.apiType
+}
+
+// pricesFor is the member's prices when it asks its provider for
+// upstreamModel: its own, or for a wildcard route's model the catalog's
+// for that model, written into room.
+func (m *member) pricesFor(upstreamModel string, room *pricing.Prices) *pricing.Prices {
+	if !m.perModel {
+		return &m.prices
+	}
+	*room = pricing.ForEntry(m.catalog, m.providerType(), m.entry, upstreamModel)
+	return room
 }
 
 // allPools returns every pool, wildcard routes included, by name.

@@ -264,14 +264,15 @@ func (rs *relayedStream) startCallerStream() {
 // answered (it failed before its first event, or that event was an error)
 // costs nothing, like any failed request.
 func (rs *relayedStream) finish() {
+	cost := "0"
 	switch u, final := rs.ad.usage(); {
 	case final:
-		rs.x.account(u)
+		cost = rs.x.account(u)
 	case rs.answered:
-		rs.x.account(estimatedUsage(u, rs.ad.outputBytes(), rs.promptTokens))
+		cost = rs.x.account(estimatedUsage(u, rs.ad.outputBytes(), rs.promptTokens))
 		rs.x.row.UsageEstimated = true
 	}
-	rs.w.Header().Set("X-Gateway-Cost-Usd", formatCost(rs.x.row.CostUSD))
+	rs.w.Header().Set("X-Gateway-Cost-Usd", cost)
 	rs.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // nothing to do if unsupported
 }
 

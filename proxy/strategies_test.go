@@ -47,7 +47,7 @@ func strategyPool(t *testing.T, strategy string) (*env, *fakeClock) {
 		rpm   int
 	}{{"m-fast", 5, 20}, {"m-mid", 1, 10}, {"m-slow", 0.5, 30}} {
 		e.addDeployment(models.Deployment{PublicName: "p", UpstreamModel: d.model, Weight: ptr(1.0),
-			InputPrice: d.price, OutputPrice: d.price, RateLimits: models.RateLimits{RPMLimit: ptr(d.rpm)}})
+			Prices: models.PricesOf(d.price, d.price), RateLimits: models.RateLimits{RPMLimit: ptr(d.rpm)}})
 	}
 	e.setPool("p", models.PoolSetting{RoutingStrategy: strategy})
 	e.reload()

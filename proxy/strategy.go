@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -78,7 +79,7 @@ func (st strategy) narrow(candidates []*member, now time.Time) []*member {
 	case strategyUsageBased:
 		return narrowUsage(candidates, now)
 	case strategyCostBased:
-		return keepBest(candidates, func(m *member) float64 { return m.inputPrice + m.outputPrice })
+		return keepBest(candidates, listPrice)
 	}
 	return candidates
 }
@@ -184,4 +185,13 @@ func (simpleShuffle) selectMember(candidates []*member) *member {
 		return candidates[rand.IntN(len(candidates))]
 	}
 	return pickWeighted(candidates, rand.Float64()*sum)
+}
+
+// listPrice is what a cost-based pool compares: a member's input and output
+// prices added; one without a price comes last.
+func listPrice(m *member) float64 {
+	if p, ok := m.prices.ListPrice(); ok {
+		return p
+	}
+	return math.Inf(1)
 }

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"gateway/models"
 	"gateway/proxy/catalog"
+	"gateway/proxy/pricing"
 )
 
 // testPool is a pool of members with the given weights under a strategy,
@@ -133,13 +135,19 @@ func TestUsageBased(t *testing.T) {
 // TestCostBased: the cheapest by input + output price; ties by weight.
 func TestCostBased(t *testing.T) {
 	p := testPool(strategyCostBased, 1, 1, 3)
-	p.members[0].inputPrice, p.members[0].outputPrice = 3, 15
-	p.members[1].inputPrice, p.members[1].outputPrice = 1, 2
-	p.members[2].inputPrice, p.members[2].outputPrice = 2, 1
+	setPrices(p.members[0], 3, 15)
+	setPrices(p.members[1], 1, 2)
+	setPrices(p.members[2], 2, 1)
 	got := picks(p, 4000, 0, 0, t0)
 	if got[1] != 0 || math.Abs(float64(got[3])/4000-0.75) > 0.03 {
 		t.Fatalf("want the two at 3 USD sharing 1:3 by weight, the one at 18 never: %v", got)
 	}
+	// An unpriced member is not the cheapest: its price is unknown.
+	p.members[1].prices = pricing.Prices{}
+	if got := picks(p, 1000, 0, 0, t0); got[2] != 0 || got[3] != 1000 {
+		t.Fatalf("the unpriced member was picked as the cheapest: %v", got)
+	}
+	setPrices(p.members[1], 1, 2)
 	p.members[2].state.coolDown(t0, time.Minute, "test")
 	if got := picks(p, 100, 0, 0, t0); got[2] != 100 {
 		t.Fatalf("the cheapest cooling down, want the next cheapest: %v", got)
@@ -154,7 +162,7 @@ func TestReservesUnderEveryStrategy(t *testing.T) {
 		p.members[0].state.observeLatency(t0, time.Millisecond)
 		p.members[1].state.observeLatency(t0, time.Second)
 		p.members[1].state.inflight.Store(4)
-		p.members[1].inputPrice = 10
+		setPrices(p.members[1], 10, 0)
 		if got := picks(p, 100, 0, 0, t0); got[2] != 100 {
 			t.Errorf("%s: the weight-0 reserve was picked: %v", st, got)
 		}
@@ -291,7 +299,7 @@ func BenchmarkPickStrategy(b *testing.B) {
 				p := testPool(st, 0, 5, 3, 2)
 				for i, m := range p.members {
 					m.state.observeLatency(t0, time.Duration(10+i)*time.Millisecond)
-					m.inputPrice = float64(i % 2)
+					setPrices(m, float64(i%2), 0)
 					if limited {
 						m.rpmLimit, m.tpmLimit = 1<<40, 1<<40
 					}
@@ -308,4 +316,9 @@ func BenchmarkPickStrategy(b *testing.B) {
 			})
 		}
 	}
+}
+
+// setPrices gives m an input and an output price of its own.
+func setPrices(m *member, in, out float64) {
+	m.prices = pricing.Effective(models.PricesOf(in, out), nil, pricing.FamilyOther)
 }

@@ -123,11 +123,11 @@ func (rq *routing) deliver(a *upstreamAnswer, c *callPlan) *failure {
 	if x.turn != nil {
 		rq.s.responses.keep(x.turn, body)
 	}
-	x.account(u)
+	cost := x.account(u)
 	h := w.Header()
 	x.setGatewayHeaders(h)
 	h["Content-Type"] = jsonOr(a.contentType)
-	h.Set("X-Gateway-Cost-Usd", formatCost(x.row.CostUSD))
+	h.Set("X-Gateway-Cost-Usd", cost)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(a.status)
 	x.row.Status = a.status

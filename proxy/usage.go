@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"encoding/json"
-	"strconv"
 
 	"gateway/proxy/translate"
 )
@@ -50,29 +49,19 @@ func usageObject(raw json.RawMessage, p protocol) (usage, bool) {
 	return translate.ChatUsage(raw)
 }
 
-// cost is the price of u at the member's prices (USD per million tokens).
-// Cached input is priced at the cache-read price when the entry has one, and
-// as ordinary input otherwise.
-func (m *member) cost(u usage) float64 {
-	input := float64(u.InputTokens) * m.inputPrice
-	if m.hasCacheRead {
-		cached := min(max(u.CacheReadTokens, 0), u.InputTokens)
-		input = float64(u.InputTokens-cached)*m.inputPrice + float64(cached)*m.cacheReadPrice
+// account bills the usage at the attempt's prices and writes both onto
+// the row (see pricing.Bill.Row), and returns the cost as the
+// X-Gateway-Cost-Usd header says it: an exact decimal, or "unknown" when
+// some of the tokens had no price.
+func (x *exchange) account(u usage) string {
+	bill := x.prices.Bill(u)
+	bill.Row(u, &x.row)
+	if !bill.Known {
+		return costUnknown
 	}
-	return (input + float64(u.OutputTokens)*m.outputPrice) / 1e6
+	return bill.Total().String()
 }
 
-// account records the usage and its cost. InputTokens keeps OpenAI's meaning
-// (cached tokens included); the cache columns say how many of them were
-// read from or written to the cache.
-func (x *exchange) account(u usage) {
-	x.row.InputTokens = u.InputTokens
-	x.row.OutputTokens = u.OutputTokens
-	x.row.CacheReadTokens = u.CacheReadTokens
-	x.row.CacheWriteTokens = u.CacheWriteTokens
-	x.row.CostUSD = x.member.cost(u)
-}
-
-func formatCost(usd float64) string {
-	return strconv.FormatFloat(usd, 'f', -1, 64)
-}
+// costUnknown is the cost header of a request some of whose tokens had no
+// price.
+const costUnknown = "unknown"

@@ -381,9 +381,9 @@ func newVendorEnvWith(t *testing.T, kind string, opts proxy.Options, wrongCreds 
 	if err := e.store.CreateProvider(context.Background(), p, secrets); err != nil {
 		t.Fatal(err)
 	}
-	e.addDeployment(models.Deployment{PublicName: "m", UpstreamModel: upstream, ProviderID: p.ID, InputPrice: 1, OutputPrice: 2})
+	e.addDeployment(models.Deployment{PublicName: "m", UpstreamModel: upstream, ProviderID: p.ID, Prices: models.PricesOf(1, 2)})
 	if kind == "vertex" {
-		e.addDeployment(models.Deployment{PublicName: "vertex-claude", UpstreamModel: "claude-sonnet-4@20250514", ProviderID: p.ID, InputPrice: 1, OutputPrice: 2})
+		e.addDeployment(models.Deployment{PublicName: "vertex-claude", UpstreamModel: "claude-sonnet-4@20250514", ProviderID: p.ID, Prices: models.PricesOf(1, 2)})
 	}
 	e.reload()
 	return e, f

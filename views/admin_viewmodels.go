@@ -324,11 +324,20 @@ type LogDetailPage struct {
 	RequestID string
 	TTFB      string
 	// Cache is "read / written" tokens, "" when there were none.
-	Cache    string
-	Attempts []AttemptRow
+	Cache string
+	// CostParts explain the cost: each token class with its tokens and
+	// what they cost; PriceSource says where the prices came from.
+	CostParts   []CostPart
+	PriceSource string
+	Attempts    []AttemptRow
 	// Untraced is how many attempts the trace does not show: a trace keeps
 	// the first 16.
 	Untraced int
+}
+
+// CostPart is one token class of a request's cost.
+type CostPart struct {
+	Class, Tokens, Cost string
 }
 
 // AttemptRow is one attempt of a request: which member, what it answered
@@ -520,4 +529,7 @@ type SettingsValues struct {
 	LogRetentionDays           string
 	HealthCheckIntervalMinutes string
 	ResponsesRetentionDays     string
+	// AllowUnpricedWithBudget lets callers under a budget use entries
+	// without a price (their cost is then unknown and not counted).
+	AllowUnpricedWithBudget bool
 }

@@ -55,8 +55,13 @@ type ModelEntry struct {
 	Weight      string
 	WeightUnset bool
 	Cooldown    string
+	// InputPrice and OutputPrice are the effective prices, USD per million
+	// tokens ("" when unknown: Unpriced); PriceNote says what every class
+	// costs and where each price comes from.
 	InputPrice  string
 	OutputPrice string
+	PriceNote   string
+	Unpriced    bool
 	Enabled     bool
 	// Reserve: the weight is explicitly 0, so the member is picked only
 	// while every weighted member is out.
@@ -106,11 +111,13 @@ type ModelEntryValues struct {
 	CooldownSeconds string
 	TimeoutSeconds  string
 	ContextWindow   string
-	InputPrice      string
-	OutputPrice     string
-	RPMLimit        string
-	TPMLimit        string
-	Priority        string
+	// Prices are the price fields by form name (input_price, …,
+	// long_context_threshold); BaseModel the catalog's model to price as.
+	Prices    map[string]string
+	BaseModel string
+	RPMLimit  string
+	TPMLimit  string
+	Priority  string
 	// Enabled is the edit form's checkbox; the add form always enables.
 	Enabled bool
 }

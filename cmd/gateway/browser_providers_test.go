@@ -96,7 +96,7 @@ func TestBrowserProviderTypes(t *testing.T) {
 	b.do(typeInto(input("aws_secret_access_key"), secretKey),
 		typeInto(input("aws_session_token"), sessionToken),
 		chromedp.Click(css(form+`[data-testid="provider-submit"]`)),
-		waitContains(`[data-testid="providers"]`, "aws-bedrock"), ready)
+		waitContains(`[data-testid="providers"]`, "aws-bedrock"), ready, settled)
 	for id, want := range map[string]string{
 		"provider-api-type":                     "bedrock",
 		"provider-base-url":                     "https://bedrock-runtime.us-east-1.amazonaws.com (default)",
@@ -129,7 +129,7 @@ func TestBrowserProviderTypes(t *testing.T) {
 		typeInto(input("location"), "europe-west4"),
 		chromedp.SetUploadFiles(css(input("credentials_file")), []string{keyPath}),
 		chromedp.Click(css(form+`[data-testid="provider-submit"]`)),
-		waitContains(`[data-testid="providers"]`, "gcp-vertex"), ready)
+		waitContains(`[data-testid="providers"]`, "gcp-vertex"), ready, settled)
 	for id, want := range map[string]string{
 		"provider-base-url":      "https://europe-west4-aiplatform.googleapis.com (default)",
 		"provider-fact-project":  "project my-project-123",

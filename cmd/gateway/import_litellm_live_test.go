@@ -170,10 +170,13 @@ func wantImported(t *testing.T, s gatewayState, report string) {
 			"rpm_limit": 500.0, "tpm_limit": nil, "priority": 3.0}},
 		{"gpt-4o", "openai-2", "gpt-4o", map[string]any{"weight": 1.0, "cooldown_seconds": nil, "context_window": nil,
 			"rpm_limit": nil, "priority": 2.0}},
-		{"claude-sonnet", "anthropic", "claude-sonnet-4-5", map[string]any{"weight": nil, "cooldown_seconds": nil, "priority": 0.0}},
+		{"claude-sonnet", "anthropic", "claude-sonnet-4-5", map[string]any{"weight": nil, "cooldown_seconds": nil, "priority": 0.0,
+			"input_price": nil, "cache_write_price": 3.75, "cache_write_1h_price": 6.0, "long_context_threshold": 200000.0,
+			"long_input_price": 6.0, "long_cache_write_1h_price": 12.0, "long_output_price": nil}},
 		{"claude-sonnet", "anthropic", "claude-haiku-4-5", map[string]any{"weight": 0.0}},
 		{"llama-70b", "groq", "llama-3.3-70b-versatile", map[string]any{"enabled": true, "rpm_limit": nil, "tpm_limit": nil}},
-		{"deepseek-chat", "deepseek-2", "deepseek-chat", map[string]any{"input_price": 0.0}},
+		// No price in the file: unset, the catalog's (it has none for DeepSeek).
+		{"deepseek-chat", "deepseek-2", "deepseek-chat", map[string]any{"input_price": nil, "output_price": nil}},
 		{"local-llama", "openai-vllm.internal", "llama-3.1-8b-instruct", map[string]any{"timeout_seconds": nil}},
 	}
 	if len(s.entries) != len(tests) {

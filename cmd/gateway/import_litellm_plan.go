@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -275,18 +277,43 @@ func (pl *litellmPlanner) placeUnordered() {
 	}
 }
 
+// litellmPriceKeys are LiteLLM's per-token costs and the entry's price
+// fields they become.
+var litellmPriceKeys = []struct{ key, field string }{
+	{"input_cost_per_token", "input_price"},
+	{"output_cost_per_token", "output_price"},
+	{"cache_read_input_token_cost", "cache_read_price"},
+	{"cache_creation_input_token_cost", "cache_write_price"},
+	{"cache_creation_input_token_cost_above_1hr", "cache_write_1h_price"},
+}
+
 // entryPrices: per-token costs (model_info, or litellm_params' custom
 // pricing) as USD per million tokens, and the context window.
 func (pl *litellmPlanner) entryPrices(body map[string]any, p, info *yamlFields) {
-	for _, c := range []struct{ key, field string }{
-		{"input_cost_per_token", "input_price"},
-		{"output_cost_per_token", "output_price"},
-		{"cache_read_input_token_cost", "cache_read_price"},
-	} {
-		if v, ok := info.perMillion(c.key); ok {
-			body[c.field] = *v
-		} else if v, ok := p.perMillion(c.key); ok {
-			body[c.field] = *v
+	price := func(key, field string) bool {
+		if v, ok := info.perMillion(key); ok {
+			body[field] = *v
+		} else if v, ok := p.perMillion(key); ok {
+			body[field] = *v
+		} else {
+			return false
+		}
+		return true
+	}
+	for _, c := range litellmPriceKeys {
+		price(c.key, c.field)
+	}
+	// The long-context tier: the first threshold LiteLLM names a price for
+	// ("…_above_200k_tokens").
+	for _, k := range []string{"128k", "200k", "256k", "272k"} {
+		found := false
+		for _, c := range litellmPriceKeys {
+			found = price(c.key+"_above_"+k+"_tokens", "long_"+c.field) || found
+		}
+		if found {
+			n, _ := strconv.Atoi(strings.TrimSuffix(k, "k"))
+			body["long_context_threshold"] = n * 1000
+			break
 		}
 	}
 	if n, ok := info.whole("max_input_tokens", 1); ok {

@@ -50,6 +50,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return deploymentsCommand(ctx, args, getenv, stdout, stderr)
 	case "import":
 		return importCommand(ctx, args, getenv, stdout, stderr)
+	case "prices":
+		return pricesCommand(ctx, args, getenv, stdout, stderr)
 	default:
 		return fmt.Errorf("unknown command %q (try --help)", cmd)
 	}

@@ -125,7 +125,7 @@ func seed(ctx context.Context, store *models.Store, upstream string) (string, er
 			// models; the limit, far beyond a run, is claimed at each pick
 			// (with -redis-url, in the admission's round trip).
 			d := &models.Deployment{PublicName: pool.public, ProviderID: p.ID, UpstreamModel: pool.upstreamModel,
-				Weight: &weight, InputPrice: 2.5, OutputPrice: 10, Enabled: true,
+				Weight: &weight, Prices: models.PricesOf(2.5, 10), Enabled: true,
 				RateLimits: models.RateLimits{RPMLimit: &entryRPM}}
 			if err := store.CreateDeployment(ctx, d); err != nil {
 				return "", err

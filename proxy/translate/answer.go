@@ -20,11 +20,10 @@ import (
 // the caller's stack stays there (escape analysis would move it to the heap
 // with the strings a writer copies out of an answer that held them).
 type answer struct {
-	id, model       string // the upstream's; each writer derives its own id from id
-	created         int64  // the upstream's creation time, 0 if it gave none
-	stop            stopKind
-	usage           Usage
-	reasoningTokens int64 // of usage.OutputTokens, when the upstream counted them
+	id, model string // the upstream's; each writer derives its own id from id
+	created   int64  // the upstream's creation time, 0 if it gave none
+	stop      stopKind
+	usage     Usage
 }
 
 // answerParts is room for an answer's parts: it has a few (text and

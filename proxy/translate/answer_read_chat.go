@@ -17,8 +17,7 @@ func readChatAnswer(resp *chatResponse, parts []part) (answer, []part, error) {
 		return answer{}, nil, fmt.Errorf("translate: openai answer has no choices")
 	}
 	c := &resp.Choices[0]
-	a := answer{id: resp.ID, model: resp.Model, created: resp.Created, stop: chatStop(c.FinishReason),
-		reasoningTokens: resp.Usage.reasoningTokens()}
+	a := answer{id: resp.ID, model: resp.Model, created: resp.Created, stop: chatStop(c.FinishReason)}
 	if resp.Usage != nil {
 		a.usage = resp.Usage.usage()
 	}

@@ -78,7 +78,7 @@ func readGeminiAnswer(resp *geminiResponse, parts []part) (answer, []part, error
 		return answer{}, nil, errors.New("translate: gemini answer is an error, not a response")
 	}
 	a := answer{id: resp.ResponseID, model: resp.ModelVersion, created: geminiCreated(resp.CreateTime),
-		usage: resp.UsageMetadata.usage(), reasoningTokens: resp.UsageMetadata.reasoningTokens()}
+		usage: resp.UsageMetadata.usage()}
 	if len(resp.Candidates) == 0 {
 		if f := resp.PromptFeedback; f != nil && f.BlockReason != "" {
 			a.stop = stopRefusal

@@ -38,7 +38,10 @@ func writeResponsesAnswer(a *answer, parts []part, now int64) ([]byte, Usage, er
 	}
 	out.message(parts[from:])
 	status, incomplete := responsesStatus(a.stop)
-	return out.write(cmp.Or(a.created, now), a.model, status, incomplete, a.usage.responses(a.reasoningTokens))
+	b, err := out.write(cmp.Or(a.created, now), a.model, status, incomplete, a.usage.responses())
+	// The usage as read, not as the Responses object writes it: that has
+	// no place for the 1-hour cache writes.
+	return b, a.usage, err
 }
 
 // thinkingBlock gives the Anthropic block a thinking part was read from.
@@ -88,14 +91,13 @@ func (o *outputBuilder) call(callID, name, arguments string) {
 		CallID: callID, Name: name, Arguments: arguments, Status: "completed"})
 }
 
-func (o *outputBuilder) write(created int64, model, status string, incomplete *responsesIncomplete, u responsesUsage) ([]byte, Usage, error) {
+func (o *outputBuilder) write(created int64, model, status string, incomplete *responsesIncomplete, u responsesUsage) ([]byte, error) {
 	obj := responsesObject{ID: o.respID, Object: "response", CreatedAt: created, Status: status,
 		IncompleteDetails: incomplete, Model: model, Output: o.items, Usage: &u}
 	if obj.Output == nil {
 		obj.Output = []any{}
 	}
-	b, err := marshal(obj)
-	return b, u.usage(), err
+	return marshal(obj)
 }
 
 func newOutputText(text string) outputTextPart {
@@ -128,21 +130,4 @@ func callID(id string) string {
 		return "call_" + rand.Text()
 	}
 	return id
-}
-
-// responses gives u as a Responses usage object, with the reasoning tokens
-// the upstream counted (OpenAI-compatible servers may; Anthropic does not).
-func (u Usage) responses(reasoningTokens int64) responsesUsage {
-	return responsesUsage{
-		InputTokens:         u.InputTokens,
-		InputTokensDetails:  responsesInputDetails{CachedTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens},
-		OutputTokens:        u.OutputTokens,
-		OutputTokensDetails: responsesOutputDetails{ReasoningTokens: reasoningTokens},
-		TotalTokens:         u.InputTokens + u.OutputTokens,
-	}
-}
-
-func (u responsesUsage) usage() Usage {
-	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-		CacheReadTokens: u.InputTokensDetails.CachedTokens, CacheWriteTokens: u.InputTokensDetails.CacheWriteTokens}
 }

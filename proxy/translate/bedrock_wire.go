@@ -177,26 +177,6 @@ type converseAnswer struct {
 	Usage      converseUsage `json:"usage"`
 }
 
-// converseUsage is Converse's TokenUsage. inputTokens, like Anthropic's
-// input_tokens, leaves out the tokens read from and written to the cache;
-// totalTokens is the sum of all four.
-type converseUsage struct {
-	InputTokens           int64 `json:"inputTokens"`
-	OutputTokens          int64 `json:"outputTokens"`
-	TotalTokens           int64 `json:"totalTokens"`
-	CacheReadInputTokens  int64 `json:"cacheReadInputTokens"`
-	CacheWriteInputTokens int64 `json:"cacheWriteInputTokens"`
-}
-
-func (u converseUsage) usage() Usage {
-	return Usage{
-		InputTokens:      u.InputTokens + u.CacheReadInputTokens + u.CacheWriteInputTokens,
-		OutputTokens:     u.OutputTokens,
-		CacheReadTokens:  u.CacheReadInputTokens,
-		CacheWriteTokens: u.CacheWriteInputTokens,
-	}
-}
-
 // converseEvent is the payload of any ConverseStream event, decoded into
 // one union: the event's name (its :event-type) says which members it has.
 // messageStart has role; contentBlockStart, contentBlockDelta and

@@ -154,7 +154,7 @@ type chatResponse struct {
 	Created int64                `json:"created"`
 	Model   string               `json:"model"`
 	Choices []chatResponseChoice `json:"choices"`
-	Usage   *chatAnswerUsage     `json:"usage"`
+	Usage   *chatUsage           `json:"usage"`
 }
 
 type chatResponseChoice struct {

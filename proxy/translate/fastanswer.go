@@ -106,6 +106,15 @@ func appendChatUsage(b []byte, u *chatUsage) []byte {
 		}
 		b = append(b, '}')
 	}
+	if d := u.CompletionTokensDetails; d != nil {
+		b = append(b, `,"completion_tokens_details":{"reasoning_tokens":`...)
+		b = strconv.AppendInt(b, d.ReasoningTokens, 10)
+		b = append(b, '}')
+	}
+	if u.PromptCacheHitTokens != 0 {
+		b = append(b, `,"prompt_cache_hit_tokens":`...)
+		b = strconv.AppendInt(b, u.PromptCacheHitTokens, 10)
+	}
 	return append(b, '}')
 }
 

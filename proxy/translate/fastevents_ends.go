@@ -69,5 +69,12 @@ func appendAnthropicUsage(dst []byte, u anthropicUsage) []byte {
 	dst = strconv.AppendInt(dst, u.CacheReadInputTokens, 10)
 	dst = append(dst, `,"output_tokens":`...)
 	dst = strconv.AppendInt(dst, u.OutputTokens, 10)
+	if c := u.CacheCreation; c != (anthropicCacheCreation{}) {
+		dst = append(dst, `,"cache_creation":{"ephemeral_5m_input_tokens":`...)
+		dst = strconv.AppendInt(dst, c.Ephemeral5m, 10)
+		dst = append(dst, `,"ephemeral_1h_input_tokens":`...)
+		dst = strconv.AppendInt(dst, c.Ephemeral1h, 10)
+		dst = append(dst, '}')
+	}
 	return append(dst, '}')
 }

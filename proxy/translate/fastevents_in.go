@@ -96,12 +96,12 @@ type fastChunk struct {
 }
 
 // fastUsage is a usage as readUsage reads it: chatUsage, whose
-// PromptTokensDetails, if any, point to details, and the reasoning tokens
-// that the Responses API reports.
+// PromptTokensDetails and CompletionTokensDetails, if any, point to details
+// and completion.
 type fastUsage struct {
 	chatUsage
-	details   chatPromptDetails
-	reasoning int64 // completion_tokens_details.reasoning_tokens
+	details    chatPromptDetails
+	completion chatCompletionDetails
 }
 
 // readChunk reads a chunk into c. id and model are read only with
@@ -167,7 +167,16 @@ func (r *jsonReader) readUsage(u *fastUsage) bool {
 			u.PromptTokensDetails = &u.details
 			return r.readCounts("cached_tokens", &u.details.CachedTokens, "cache_write_tokens", &u.details.CacheWriteTokens)
 		case "completion_tokens_details":
-			return seen.first(4) && (r.null() || r.readCounts("reasoning_tokens", &u.reasoning, "", nil))
+			if !seen.first(4) {
+				return false
+			}
+			if r.null() {
+				return true
+			}
+			u.CompletionTokensDetails = &u.completion
+			return r.readCounts("reasoning_tokens", &u.completion.ReasoningTokens, "", nil)
+		case "prompt_cache_hit_tokens":
+			return seen.first(5) && r.intInto(&u.PromptCacheHitTokens)
 		}
 		return r.value(0)
 	})
@@ -365,6 +374,10 @@ func (r *jsonReader) readMessageUsage(u *anthropicUsage) bool {
 			return seen.first(2) && r.intInto(&u.CacheReadInputTokens)
 		case "output_tokens":
 			return seen.first(3) && r.intInto(&u.OutputTokens)
+		case "cache_creation":
+			c := &u.CacheCreation
+			return seen.first(4) && (r.null() ||
+				r.readCounts("ephemeral_5m_input_tokens", &c.Ephemeral5m, "ephemeral_1h_input_tokens", &c.Ephemeral1h))
 		}
 		return r.value(0)
 	})

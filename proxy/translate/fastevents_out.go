@@ -199,20 +199,7 @@ func appendFastChunk(dst, head []byte, d *chatDelta, finish string) []byte {
 func appendUsageChunk(dst, head []byte, u *chatUsage) []byte {
 	dst = slices.Grow(dst, len(head)+192)
 	dst = append(dst, head[:len(head)-len(choicesHead)]...)
-	dst = append(dst, `,"choices":[],"usage":{"prompt_tokens":`...)
-	dst = strconv.AppendInt(dst, u.PromptTokens, 10)
-	dst = append(dst, `,"completion_tokens":`...)
-	dst = strconv.AppendInt(dst, u.CompletionTokens, 10)
-	dst = append(dst, `,"total_tokens":`...)
-	dst = strconv.AppendInt(dst, u.TotalTokens, 10)
-	if d := u.PromptTokensDetails; d != nil {
-		dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
-		dst = strconv.AppendInt(dst, d.CachedTokens, 10)
-		if d.CacheWriteTokens != 0 {
-			dst = append(dst, `,"cache_write_tokens":`...)
-			dst = strconv.AppendInt(dst, d.CacheWriteTokens, 10)
-		}
-		dst = append(dst, '}')
-	}
-	return append(dst, "}}\n\n"...)
+	dst = append(dst, `,"choices":[],"usage":`...)
+	dst = appendChatUsage(dst, u)
+	return append(dst, "}\n\n"...)
 }

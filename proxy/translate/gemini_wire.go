@@ -130,35 +130,3 @@ type geminiPromptFeedback struct {
 	BlockReason        string `json:"blockReason"`
 	BlockReasonMessage string `json:"blockReasonMessage"` // Vertex AI's
 }
-
-// geminiUsage is usageMetadata. promptTokenCount includes the cached
-// tokens, as OpenAI's prompt_tokens does; thoughts are billed as output but
-// not counted in candidatesTokenCount.
-type geminiUsage struct {
-	PromptTokenCount        int64 `json:"promptTokenCount"`
-	CandidatesTokenCount    int64 `json:"candidatesTokenCount"`
-	ThoughtsTokenCount      int64 `json:"thoughtsTokenCount"`
-	CachedContentTokenCount int64 `json:"cachedContentTokenCount"`
-	ToolUsePromptTokenCount int64 `json:"toolUsePromptTokenCount"`
-	TotalTokenCount         int64 `json:"totalTokenCount"`
-}
-
-// usage gives u in OpenAI's meaning (see Usage): tool-use prompts (of
-// Gemini's built-in tools) are input too, as totalTokenCount counts them.
-func (u *geminiUsage) usage() Usage {
-	if u == nil {
-		return Usage{}
-	}
-	return Usage{
-		InputTokens:     u.PromptTokenCount + u.ToolUsePromptTokenCount,
-		OutputTokens:    u.CandidatesTokenCount + u.ThoughtsTokenCount,
-		CacheReadTokens: u.CachedContentTokenCount,
-	}
-}
-
-func (u *geminiUsage) reasoningTokens() int64 {
-	if u == nil {
-		return 0
-	}
-	return u.ThoughtsTokenCount
-}

@@ -303,8 +303,8 @@ func nextRequest(t *testing.T, first string, resp []byte, output string) []byte 
 // TestResponsesUsage: the usage a Responses answer carries reads back as the
 // Usage it was written from, and ResponsesUsage reads OpenAI's own.
 func TestResponsesUsage(t *testing.T) {
-	u := Usage{InputTokens: 2312, OutputTokens: 7, CacheReadTokens: 2000, CacheWriteTokens: 300}
-	raw, _ := json.Marshal(u.responses(3))
+	u := Usage{InputTokens: 2312, OutputTokens: 7, CacheReadTokens: 2000, CacheWriteTokens: 300, ReasoningTokens: 3}
+	raw, _ := json.Marshal(u.responses())
 	if got, ok := ResponsesUsage(raw); !ok || got != u {
 		t.Errorf("ResponsesUsage(%s) = %+v, %v; want %+v", raw, got, ok, u)
 	}

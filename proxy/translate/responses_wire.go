@@ -119,27 +119,6 @@ type responsesIncomplete struct {
 	Reason string `json:"reason"`
 }
 
-// responsesUsage is the Responses usage object; input_tokens counts cached
-// tokens too, as OpenAI's prompt_tokens does (see Usage).
-type responsesUsage struct {
-	InputTokens         int64                  `json:"input_tokens"`
-	InputTokensDetails  responsesInputDetails  `json:"input_tokens_details"`
-	OutputTokens        int64                  `json:"output_tokens"`
-	OutputTokensDetails responsesOutputDetails `json:"output_tokens_details"`
-	TotalTokens         int64                  `json:"total_tokens"`
-}
-
-// responsesInputDetails: cache_write_tokens is written only when non-zero,
-// as in chatPromptDetails.
-type responsesInputDetails struct {
-	CachedTokens     int64 `json:"cached_tokens"`
-	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
-}
-
-type responsesOutputDetails struct {
-	ReasoningTokens int64 `json:"reasoning_tokens"`
-}
-
 // Output items, one type each so that every item has exactly its fields.
 
 type messageItem struct {
@@ -286,28 +265,13 @@ type summaryDoneEvent struct {
 	Text         string `json:"text"`
 }
 
-// chatAnswerUsage is chatUsage with the reasoning tokens of completion_tokens.
-type chatAnswerUsage struct {
-	chatUsage
-	CompletionTokensDetails *struct {
-		ReasoningTokens int64 `json:"reasoning_tokens"`
-	} `json:"completion_tokens_details"`
-}
-
-func (u *chatAnswerUsage) reasoningTokens() int64 {
-	if u == nil || u.CompletionTokensDetails == nil {
-		return 0
-	}
-	return u.CompletionTokensDetails.ReasoningTokens
-}
-
 // chatStreamChunk is a chunk as an upstream sends it, read by
 // chatReader.
 type chatStreamChunk struct {
 	ID      string             `json:"id"`
 	Model   string             `json:"model"`
 	Choices []chatStreamChoice `json:"choices"`
-	Usage   *chatAnswerUsage   `json:"usage"`
+	Usage   *chatUsage         `json:"usage"`
 	Error   json.RawMessage    `json:"error"`
 }
 

@@ -74,10 +74,9 @@ const (
 // streamState is what a reader learns for the end of the stream: the
 // usage so far and why the answer stopped.
 type streamState struct {
-	usage           Usage
-	reasoningTokens int64 // OpenAI-compatible servers' completion_tokens_details.reasoning_tokens
-	finalUsage      bool  // the upstream's final usage arrived
-	stop            stopKind
+	usage      Usage
+	finalUsage bool // the upstream's final usage arrived
+	stop       stopKind
 }
 
 // streamReader reads one upstream event, given by its SSE event name and

@@ -46,7 +46,7 @@ func (r *chatReader) read(name string, data []byte, st *streamState, evs []event
 	if !r.general {
 		if c := &r.chunk; r.reader.readChunk(data, !r.started, c) {
 			if c.hasUsage { // before the start, which may carry it
-				st.usage, st.reasoningTokens, st.finalUsage = c.usage.usage(), c.usage.reasoning, true
+				st.usage, st.finalUsage = c.usage.usage(), true
 			}
 			evs = r.start(evs, c.id, c.model)
 			if c.hasChoice {
@@ -63,7 +63,7 @@ func (r *chatReader) read(name string, data []byte, st *streamState, evs []event
 		return append(evs, chatStreamFailure(c.Error)), nil
 	}
 	if c.Usage != nil {
-		st.usage, st.reasoningTokens, st.finalUsage = c.Usage.usage(), c.Usage.reasoningTokens(), true
+		st.usage, st.finalUsage = c.Usage.usage(), true
 	}
 	evs = r.start(evs, c.ID, c.Model)
 	for i := range c.Choices {

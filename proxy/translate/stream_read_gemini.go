@@ -70,7 +70,7 @@ func (r *geminiReader) read(name string, data []byte, st *streamState, evs []eve
 		return append(evs, geminiStreamFailure(c.Error)), nil
 	}
 	if u := c.UsageMetadata; u != nil { // before the start, which may carry it
-		st.usage, st.reasoningTokens, st.finalUsage = u.usage(), u.reasoningTokens(), true
+		st.usage, st.finalUsage = u.usage(), true
 	}
 	if r.tag == "" {
 		r.tag = geminiTag(c.ResponseID)

@@ -136,7 +136,7 @@ func (r *responsesWriter) arguments(out []byte, ev *event) ([]byte, error) {
 func (r *responsesWriter) finish(out []byte, st *streamState) []byte {
 	out = r.start(out, "", "")
 	status, incomplete := responsesStatus(st.stop)
-	return r.complete(out, status, incomplete, st.usage.responses(st.reasoningTokens))
+	return r.complete(out, status, incomplete, st.usage.responses())
 }
 
 // responsesStatus gives a response's status for a stop.
@@ -155,13 +155,13 @@ func responsesStatus(stop stopKind) (string, *responsesIncomplete) {
 // stream's last event. Open items are left unfinished (see failed).
 func (r *responsesWriter) fail(out []byte, message string, st *streamState) []byte {
 	out = r.start(out, "", "")
-	return r.failed(out, "server_error", message, st.usage.responses(st.reasoningTokens))
+	return r.failed(out, "server_error", message, st.usage.responses())
 }
 
 // upstreamError writes the upstream's error as response.failed.
 func (r *responsesWriter) upstreamError(out []byte, f *streamFailure, st *streamState) []byte {
 	out = r.start(out, "", "")
-	return r.failed(out, responsesErrorCode(f.detail), f.err.Message, st.usage.responses(st.reasoningTokens))
+	return r.failed(out, responsesErrorCode(f.detail), f.err.Message, st.usage.responses())
 }
 
 type itemKind uint8

@@ -75,7 +75,7 @@ func checkAnswers(t *testing.T, body []byte, toChat, toMessages, toResponses ans
 			var c struct {
 				Object  string               `json:"object"`
 				Choices []chatResponseChoice `json:"choices"`
-				Usage   *chatAnswerUsage     `json:"usage"`
+				Usage   *chatUsage           `json:"usage"`
 			}
 			return json.Unmarshal(out, &c) == nil && c.Object == "chat.completion" && len(c.Choices) == 1 && c.Usage != nil
 		}},
