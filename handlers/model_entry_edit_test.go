@@ -67,7 +67,8 @@ func TestEntryEditForm(t *testing.T) {
 		reloads := e.reloader.n.Load()
 		rec = mpHTMX(br, "/models/"+mpID(b), tok, mpEditForm("", e.provider.ID,
 			"upstream_model", "up-b2", "weight", "3", "input_price", "2.5", "output_price", "10",
-			"cooldown_seconds", "30", "context_window", "128000", "timeout_seconds", "90"))
+			"cooldown_seconds", "30", "context_window", "128000", "timeout_seconds", "90",
+			"cache_write_1h_price", "5", "long_context_threshold", "128000", "long_input_price", "5", "base_model", "gpt-4o"))
 		wantStatus(t, "save", rec, http.StatusOK)
 		doc := parseHTML(t, rec)
 		row = mpRow(doc, "team", b)
@@ -86,6 +87,13 @@ func TestEntryEditForm(t *testing.T) {
 			*d.CooldownSeconds != 30 || *d.ContextWindow != 128000 || *d.TimeoutSeconds != 90 || !d.Enabled || d.PublicName != "team" {
 			t.Errorf("stored: %+v", d)
 		}
+		if d.CacheWrite1hPrice == nil || *d.CacheWrite1hPrice != 5 || d.LongContextThreshold == nil || *d.LongContextThreshold != 128000 ||
+			d.LongInputPrice == nil || *d.LongInputPrice != 5 || d.CacheReadPrice != nil || d.BaseModel != "gpt-4o" {
+			t.Errorf("stored prices: %s, base model %q", jsonOf(t, d.Prices), d.BaseModel)
+		}
+		if rec := br.get("/models/" + mpID(b) + "/edit"); !strings.Contains(rec.Body.String(), `name="cache_write_1h_price" value="5"`) {
+			t.Errorf("the edit form does not show the 1-hour write price")
+		}
 
 		// Unchecked enabled disables; blanks unset the optional fields.
 		rec = mpHTMX(br, "/models/"+mpID(b), tok, url.Values{"provider_id": {mpID(e.provider.ID)}, "upstream_model": {"up-b2"}})
@@ -99,11 +107,11 @@ func TestEntryEditForm(t *testing.T) {
 		before, _ := s.GetDeployment(ctx, b)
 		reloads = e.reloader.n.Load()
 		rec = mpHTMX(br, "/models/"+mpID(b), tok, mpEditForm("", e.provider.ID,
-			"upstream_model", "", "input_price", "cheap", "context_window", "0", "weight", "-1"))
+			"upstream_model", "", "input_price", "cheap", "context_window", "0", "weight", "-1", "long_context_threshold", "1.5"))
 		wantStatus(t, "bad input", rec, http.StatusUnprocessableEntity)
 		row = mpRow(parseHTML(t, rec), "team", b)
 		for field, msg := range map[string]string{"upstream_model": "is required", "input_price": "must be a number",
-			"context_window": "must be more than 0", "weight": "must be 0 or more"} {
+			"context_window": "must be more than 0", "weight": "must be 0 or more", "long_context_threshold": "must be a whole number"} {
 			if got := text(row, "error-"+field); got != msg {
 				t.Errorf("error of %s = %q, want %q", field, got, msg)
 			}

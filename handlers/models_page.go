@@ -120,8 +120,8 @@ func modelEntryRow(d *models.Deployment, cat *pricing.Catalog) views.ModelEntry 
 		Weight:        "unset",
 		WeightUnset:   d.Weight == nil,
 		Cooldown:      "default",
-		InputPrice:    prices.Base.Of(pricing.Input).Rate.String(),
-		OutputPrice:   prices.Base.Of(pricing.Output).Rate.String(),
+		InputPrice:    priceText(prices.Base.Of(pricing.Input)),
+		OutputPrice:   priceText(prices.Base.Of(pricing.Output)),
 		PriceNote:     priceNote(&prices),
 		Unpriced:      !prices.Priced() && !d.IsWildcard(),
 		Enabled:       d.Enabled,
@@ -173,6 +173,14 @@ func providerOptions(ps []models.Provider) []views.Option {
 }
 
 func formatNumber(f float64) string { return pricing.Decimal(f) }
+
+// priceText is a price per million tokens, "?" when there is none.
+func priceText(p pricing.Price) string {
+	if !p.Known() {
+		return "?"
+	}
+	return p.Rate.String()
+}
 
 // addProviderHint is the curl command that adds a first provider.
 func addProviderHint(r *http.Request) string {

@@ -56,7 +56,7 @@ func (a *App) showSpendPage(w http.ResponseWriter, r *http.Request) {
 		total.CostUSD += row.CostUSD
 		total.UnpricedRequests += row.UnpricedRequests
 	}
-	total.Group = "Total"
+	total.Name = "Total"
 	vm.Total = spendRowOf(total)
 	a.renderPage(w, r, http.StatusOK, "Spend", "spend", views.SpendContent(vm))
 }
@@ -65,7 +65,7 @@ func spendRowOf(r spendRowJSON) views.SpendRow {
 	n := func(v int64) string { return withThousands(strconv.FormatInt(v, 10)) }
 	row := views.SpendRow{Group: r.Group, Name: r.Name, Requests: n(r.Requests), InputTokens: n(r.InputTokens),
 		OutputTokens: n(r.OutputTokens), CacheReadTokens: n(r.CacheReadTokens), CacheWriteTokens: n(r.CacheWriteTokens),
-		Cost: usdText(float64(r.CostUSD))}
+		Cost: usdExact(float64(r.CostUSD))}
 	if r.UnpricedRequests > 0 {
 		row.Unpriced = "+ " + n(r.UnpricedRequests) + " requests of unknown cost (no price)"
 	}

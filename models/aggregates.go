@@ -54,7 +54,21 @@ func (s *Store) SumRequestLogs(ctx context.Context, by string, from, to time.Tim
 			AVG(latency_ms) AS avg_ms%s`, col, successesSQL, names)).
 		Where("created_at >= ? AND created_at < ? AND "+col+" IS NOT NULL", from.UTC(), to.UTC()).
 		Group(col).Order("cost_usd DESC, requests DESC").Scan(&out).Error
+	for i := range out {
+		out[i].CostUSD = decimalSum(out[i].CostUSD)
+	}
 	return out, wrap(err, "sum request logs by %s", by)
+}
+
+// decimalSum is a sum of costs as the decimal it stands for: a float64 sum
+// of many costs carries binary noise (0.30000000000000004) past its 15th
+// significant digit, which answers would otherwise show.
+func decimalSum(f float64) float64 {
+	v, err := strconv.ParseFloat(strconv.FormatFloat(f, 'e', 14, 64), 64)
+	if err != nil {
+		return f
+	}
+	return v
 }
 
 // UsageSum is what some request logs add up to.

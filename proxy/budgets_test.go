@@ -243,3 +243,73 @@ func TestBudgetRefusalSaysWhy(t *testing.T) {
 		t.Fatalf("with max_tokens 100: %d %s", resp.StatusCode, body)
 	}
 }
+
+// TestBudgetNeverFailsOpen: a key under a budget is refused on an entry
+// with no price anywhere, in the caller's protocol, naming the model and
+// what to do, and nothing reaches the upstream; a key without a budget is
+// served and its cost logged as unknown. Once priced, or with
+// allow_unpriced_with_budget, the budgeted key is served; a priced
+// fallback serves it meanwhile.
+func TestBudgetNeverFailsOpen(t *testing.T) {
+	e, _ := newRouterEnv(t)
+	id := e.addDeployment(models.Deployment{PublicName: "private", UpstreamModel: "llama-private"})
+	key, _ := e.keyWith(models.VirtualKey{Budget: models.Budget{MaxBudgetUSD: ptr(5.0)}})
+	for _, call := range []struct{ path, body, shape string }{
+		{"/v1/chat/completions", chatBody("private", false), `"error":{"message":"the model \"private\" has no price`},
+		{"/v1/messages", messagesBody("private"), `"type":"error","error":{"type":"permission_error","message":"the model \"private\" has no price`},
+	} {
+		resp, body := e.post(call.path, key, strings.NewReader(call.body))
+		wantStatus(t, resp, body, http.StatusForbidden)
+		mustContain(t, call.path, string(body), call.shape)
+		mustContain(t, call.path, string(body), "input_price and output_price (0 if it is free)")
+		mustContain(t, call.path, string(body), "allow_unpriced_with_budget")
+	}
+	if n := e.hits("llama-private"); n != 0 {
+		t.Fatalf("the upstream was called %d times for a refused key", n)
+	}
+	// No budget: served, the cost unknown.
+	resp, body := e.chat("private")
+	wantStatus(t, resp, body, 200)
+	if got := resp.Header.Get("X-Gateway-Cost-Usd"); got != "unknown" {
+		t.Errorf("X-Gateway-Cost-Usd %q, want unknown", got)
+	}
+	// Three rows: the two refusals (nothing billed) and this one.
+	for _, row := range e.waitLogs(3) {
+		if want := map[int]string{403: "", 200: models.PriceSourceNone}[row.Status]; row.PriceSource != want || row.CostUSD != 0 {
+			t.Errorf("row of status %d: price source %q cost %v, want %q and 0", row.Status, row.PriceSource, row.CostUSD, want)
+		}
+	}
+	// A priced fallback serves the budgeted key.
+	e.addDeployment(models.Deployment{PublicName: "priced", UpstreamModel: "u-priced", Prices: models.PricesOf(1, 2)})
+	e.setFallbacks("private", models.FallbackGeneral, "priced")
+	e.reload()
+	resp, body = e.post("/v1/chat/completions", key, strings.NewReader(chatBody("private", false)))
+	wantStatus(t, resp, body, 200)
+	if got := resp.Header.Get("X-Gateway-Upstream-Model"); got != "u-priced" {
+		t.Errorf("served by %q, want the priced fallback", got)
+	}
+	e.setFallbacks("private", models.FallbackGeneral)
+	// The admin allows unpriced entries: served, cost unknown.
+	if err := e.store.PutSetting(context.Background(), models.SettingAllowUnpricedWithBudget, "true"); err != nil {
+		t.Fatal(err)
+	}
+	e.reload()
+	resp, body = e.post("/v1/chat/completions", key, strings.NewReader(chatBody("private", false)))
+	wantStatus(t, resp, body, 200)
+	if err := e.store.PutSetting(context.Background(), models.SettingAllowUnpricedWithBudget, "false"); err != nil {
+		t.Fatal(err)
+	}
+	// Priced (free, even): served, and billed.
+	if _, err := e.store.UpdateDeployment(context.Background(), id, func(d *models.Deployment) error {
+		d.Prices = models.PricesOf(0, 0)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.reload()
+	resp, body = e.post("/v1/chat/completions", key, strings.NewReader(chatBody("private", false)))
+	wantStatus(t, resp, body, 200)
+	if got := resp.Header.Get("X-Gateway-Cost-Usd"); got != "0" {
+		t.Errorf("X-Gateway-Cost-Usd %q, want 0 for a free entry", got)
+	}
+}

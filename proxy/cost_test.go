@@ -204,3 +204,96 @@ func TestClaudeCodeFixtureCost(t *testing.T) {
 		t.Errorf("row cost %v, want 0.031509", row.CostUSD)
 	}
 }
+
+// The other vendors' counting, one turn each: 1,200 prompt tokens of which
+// 1,000 cached, 300 output. OpenAI counts the cached tokens in
+// prompt_tokens and reasoning in completion_tokens; Gemini counts the
+// cached content in promptTokenCount and the thoughts apart from the
+// candidates.
+const (
+	otherChatUsage = `"usage":{"prompt_tokens":1200,"completion_tokens":300,"total_tokens":1500,` +
+		`"prompt_tokens_details":{"cached_tokens":1000},"completion_tokens_details":{"reasoning_tokens":200}}`
+	otherGeminiUsage = `"usageMetadata":{"promptTokenCount":1200,"cachedContentTokenCount":1000,"candidatesTokenCount":200,` +
+		`"thoughtsTokenCount":100,"totalTokenCount":1500}`
+)
+
+// otherTurnUpstream answers in OpenAI's chat or Gemini's wire format.
+func otherTurnUpstream(t *testing.T, wire string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		_ = json.Unmarshal(raw, &body)
+		switch {
+		case wire == "gemini" && strings.Contains(r.URL.Path, ":streamGenerateContent"):
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, `data: {"candidates":[{"content":{"parts":[{"text":"Do"}],"role":"model"},"index":0}]}`+"\n\n")
+			io.WriteString(w, `data: {"candidates":[{"content":{"parts":[{"text":"ne."}],"role":"model"},"finishReason":"STOP","index":0}],`+otherGeminiUsage+`}`+"\n\n")
+		case wire == "gemini":
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"candidates":[{"content":{"parts":[{"text":"Done."}],"role":"model"},"finishReason":"STOP","index":0}],`+otherGeminiUsage+`}`)
+		case body["stream"] == true:
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":"Done."},"finish_reason":null}]}`+"\n\n")
+			io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n")
+			io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[],`+otherChatUsage+`}`+"\n\n")
+			io.WriteString(w, "data: [DONE]\n\n")
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4o","choices":[{"index":0,`+
+				`"message":{"role":"assistant","content":"Done."},"finish_reason":"stop"}],`+otherChatUsage+`}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestOtherVendorsTurnCost: the same cost through every front door,
+// streamed or not, translated or not, by each vendor's counting at the
+// catalog's prices (hand-computed in micro-dollars).
+func TestOtherVendorsTurnCost(t *testing.T) {
+	for _, m := range []struct {
+		providerType, model, wire, cost string
+		cached, output                  int64
+	}{
+		// 200 × 2.5 + 1,000 × 1.25 + 300 × 10.
+		{models.APITypeOpenAI, "gpt-4o", "openai", "0.00475", 1000, 300},
+		// 200 × 0.3 + 1,000 × 0.03 + (200 + 100) × 2.5.
+		{models.APITypeGemini, "gemini-2.5-flash", "gemini", "0.00084", 1000, 300},
+	} {
+		for _, path := range []string{"/v1/chat/completions", "/v1/messages", "/v1/responses"} {
+			for _, stream := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s %s stream=%v", m.providerType, path, stream), func(t *testing.T) {
+					e := newEnv(t, proxy.Options{})
+					up := otherTurnUpstream(t, m.wire)
+					base := up.URL
+					if m.wire == "openai" {
+						base += "/v1"
+					}
+					pid := e.addProvider(m.providerType+"-turn", m.providerType, base)
+					e.addDeployment(models.Deployment{PublicName: "m", UpstreamModel: m.model, ProviderID: pid})
+					e.reload()
+					body := `{"model":"m","max_tokens":1024,"messages":[{"role":"user","content":"Fix the bug."}]%s}`
+					if path == "/v1/responses" {
+						body = `{"model":"m","input":"Fix the bug."%s}`
+					}
+					extra := ""
+					if stream {
+						extra = `,"stream":true`
+					}
+					resp, got := e.post(path, e.key, strings.NewReader(fmt.Sprintf(body, extra)))
+					wantStatus(t, resp, got, 200)
+					cost := resp.Header.Get("X-Gateway-Cost-Usd")
+					if stream {
+						cost = resp.Trailer.Get("X-Gateway-Cost-Usd")
+					}
+					row := e.waitLogs(1)[0]
+					if cost != m.cost || row.InputTokens != 1200 || row.CacheReadTokens != m.cached || row.OutputTokens != m.output {
+						t.Errorf("cost %q, row in %d (cached %d) out %d; want %s, 1200 (%d), %d",
+							cost, row.InputTokens, row.CacheReadTokens, row.OutputTokens, m.cost, m.cached, m.output)
+					}
+				})
+			}
+		}
+	}
+}

@@ -156,7 +156,7 @@ func addQuotaPool(t *testing.T, g *Gateway, extra map[string]any) *fakeOpenAI {
 		weight    float64
 	}{{"limited", limited.URL, 1}, {"healthy", healthy.URL, 0}} {
 		entry := map[string]any{"public_name": "quota", "provider_id": addProvider(t, g, m.name, m.url),
-			"upstream_model": m.name + "-model", "weight": m.weight}
+			"upstream_model": m.name + "-model", "weight": m.weight, "input_price": 0, "output_price": 0}
 		maps.Copy(entry, extra)
 		mustAPI(t, g, "POST", "/api/models", entry, http.StatusCreated)
 	}

@@ -26,7 +26,7 @@ func TestBrowserOwnersPinsAndRefusals(t *testing.T) {
 			t.Logf("the gateway's log:\n%s", logs)
 		}
 	})
-	healthy := addQuotaPool(t, g, map[string]any{"input_price": 0, "output_price": 100})
+	healthy := addQuotaPool(t, g, map[string]any{"output_price": 100})
 	key := mustAPI(t, g, "POST", "/api/keys", map[string]any{"name": "small", "max_budget_usd": 0.05}, http.StatusCreated)["key"].(string)
 	client := sdk(g, key)
 	p := chatParams()

@@ -153,7 +153,8 @@ func TestRedisOneRoundTripPerRequest(t *testing.T) {
 	k := mustAPI(t, g, "POST", "/api/keys", map[string]any{"name": "k", "rpm_limit": 6}, http.StatusCreated)
 	mustAPI(t, g, "PATCH", fmt.Sprintf("/api/keys/%v", k["id"]), map[string]any{"max_budget_usd": 100}, http.StatusOK)
 	key := k["key"].(string)
-	addMember(t, g, "metered", "metered", upstream.URL, map[string]any{"rpm_limit": 100})
+	// Priced: a key under a budget is served by priced members only.
+	addMember(t, g, "metered", "metered", upstream.URL, map[string]any{"rpm_limit": 100, "input_price": 1, "output_price": 2})
 	waitFor(t, "the gateway serves the member", func() bool {
 		ps, ok := g.proxy.PoolStatus("metered", func(int64) bool { return false })
 		return ok && len(ps.Members) == 1

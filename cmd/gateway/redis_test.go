@@ -131,6 +131,22 @@ func TestRedisBudgetOverThreeReplicas(t *testing.T) {
 	}
 	waitRows(t, rs.dsn, keyID, len(acked))
 	checkSpend(t, rs.dsn, keyID, spent)
+	// Every replica answers the same spend: the key's and the report's, the
+	// sum of its rows.
+	for i, g := range rs.gws {
+		k := mustAPI(t, g, "GET", fmt.Sprintf("/api/keys/%d", keyID), nil, http.StatusOK)
+		_, b := api(t, g, "GET", "/api/spend?group_by=key", nil)
+		var rows []struct {
+			Group   string  `json:"group"`
+			CostUSD float64 `json:"cost_usd"`
+		}
+		if err := json.Unmarshal(b, &rows); err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 1 || rows[0].Group != fmt.Sprint(keyID) || !closeTo(rows[0].CostUSD, spent) || !closeTo(k["spend_usd"].(float64), spent) {
+			t.Errorf("replica %d: key spend_usd %v, spend report %s; want $%v", i, k["spend_usd"], b, spent)
+		}
+	}
 	// Every replica shows the same statistics: those of all three (each
 	// adds its own to Redis's every 250 ms).
 	var seen []float64

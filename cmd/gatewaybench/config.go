@@ -39,6 +39,12 @@ type config struct {
 	// redisURL, when set, is a Redis the gateway shares its runtime state
 	// through, as replicas do: limits and budgets are admitted there.
 	redisURL string
+
+	// fillLogs > 0: instead of benchmarking, add that many request-log rows
+	// to the store of fillDataDir (SQLite) or databaseURL, as a year of
+	// traffic would have them, for start-up and page measurements.
+	fillLogs    int
+	fillDataDir string
 }
 
 func parseConfig(args []string, stderr io.Writer) (config, error) {
@@ -59,6 +65,8 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.databaseURL, "database-url", "", "postgres://… server to run the gateway on, in a scratch database created and dropped (its user may create databases); empty: the embedded SQLite")
 	fs.StringVar(&cfg.redisURL, "redis-url", "", "redis://… to share the gateway's runtime state through, as replicas do (GATEWAY_REDIS_URL); empty: in memory")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (all targets: look for gateway/proxy) to this file")
+	fs.IntVar(&cfg.fillLogs, "fill-logs", 0, "instead of the table: add this many request-log rows (30 days, skewed keys and models) to the store of -data-dir or -database-url, and exit")
+	fs.StringVar(&cfg.fillDataDir, "data-dir", "", "with -fill-logs: the gateway's data directory (its SQLite file); -database-url is used as is, not as a scratch server")
 	fs.StringVar(&cfg.trace, "trace", "", "write a runtime/trace of the whole run to this file (go tool trace: what the slowest requests waited on)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err

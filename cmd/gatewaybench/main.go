@@ -49,6 +49,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
+	if cfg.fillLogs > 0 {
+		return fillLogs(ctx, cfg, stdout)
+	}
 	e, err := startEnv(ctx, cfg.upstream, cfg.databaseURL, cfg.redisURL, stderr)
 	if err != nil {
 		return err

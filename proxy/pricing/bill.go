@@ -86,7 +86,13 @@ func (b *Bill) Row(u Usage, row *models.RequestLog) {
 	row.InputTokens, row.OutputTokens = u.InputTokens, u.OutputTokens
 	row.CacheReadTokens, row.CacheWriteTokens = u.CacheReadTokens, u.CacheWriteTokens
 	row.CacheWrite1hTokens, row.ReasoningTokens = u.CacheWrite1hTokens, u.ReasoningTokens
-	row.CostUSD = b.Total().USD()
+	// An unknown cost is 0 in CostUSD, which budgets and spend add up, and
+	// PriceSource none says it is unknown; the parts keep what the priced
+	// tokens cost.
+	row.CostUSD = 0
+	if b.Known {
+		row.CostUSD = b.Total().USD()
+	}
 	row.CostInputUSD, row.CostCacheReadUSD = b.Input.USD(), b.CacheRead.USD()
 	row.CostCacheWriteUSD, row.CostOutputUSD = b.CacheWrite.USD(), b.Output.USD()
 	row.PriceSource, row.LongContext = b.Source, b.Long
