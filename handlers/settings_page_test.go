@@ -29,7 +29,11 @@ func TestSettingsPage(t *testing.T) {
 		}
 
 		// Saved: the form again, saying so, the values stored.
-		rec = br.post("/settings", formOf("", "log_retention_days", "14", "health_check_interval_minutes", "5", "responses_retention_days", "0"),
+		if _, checked := testid(doc, "input-allow_unpriced_with_budget").Attr("checked"); checked {
+			t.Error("allow_unpriced_with_budget is on by default")
+		}
+		rec = br.post("/settings", formOf("", "log_retention_days", "14", "health_check_interval_minutes", "5", "responses_retention_days", "0",
+			"allow_unpriced_with_budget", "true"),
 			http.Header{"Hx-Request": {"true"}, "X-Csrf-Token": {tok}})
 		wantStatus(t, "save", rec, http.StatusOK)
 		wantPartial(t, "save", rec)
@@ -37,7 +41,8 @@ func TestSettingsPage(t *testing.T) {
 		if testid(doc, "settings-saved").Length() != 1 {
 			t.Error("no Saved")
 		}
-		for key, want := range map[string]string{models.SettingLogRetentionDays: "14", models.SettingHealthCheckMinutes: "5", models.SettingResponsesRetentionDays: "0"} {
+		for key, want := range map[string]string{models.SettingLogRetentionDays: "14", models.SettingHealthCheckMinutes: "5", models.SettingResponsesRetentionDays: "0",
+			models.SettingAllowUnpricedWithBudget: "true"} {
 			if v, _, _ := s.GetSetting(ctx, key); v != want {
 				t.Errorf("stored %s = %q, want %q", key, v, want)
 			}
