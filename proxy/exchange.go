@@ -24,9 +24,9 @@ type exchange struct {
 	key       *virtualKey
 	member    *member
 	// prices are the member's for this attempt's model (room holds a
-	// wildcard route's, looked up for the model).
+	// wildcard route's, looked up for the model; allocated for them only).
 	prices *pricing.Prices
-	room   pricing.Prices
+	room   *pricing.Prices
 	// upstreamFailed: a member, not the caller, was to blame (unreachable,
 	// timeout, 5xx, 429, broken stream), for the log level.
 	upstreamFailed bool
@@ -76,7 +76,10 @@ func (x *exchange) setKey(k *virtualKey) {
 // being routed when it is not the one asked for.
 func (x *exchange) setMember(m *member, upstreamModel, fallback string) {
 	x.member = m
-	x.prices = m.pricesFor(upstreamModel, &x.room)
+	if m.perModel && x.room == nil {
+		x.room = new(pricing.Prices)
+	}
+	x.prices = m.pricesFor(upstreamModel, x.room)
 	x.row.DeploymentID, x.row.ProviderID = &m.id, &m.provider.id
 	x.row.ProviderName = m.provider.name
 	x.row.UpstreamModel = upstreamModel

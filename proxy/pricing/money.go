@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
-	"strings"
 )
 
 // Cost is an amount of US dollars in femto-dollars (1e-15 USD), so that a
@@ -63,26 +62,41 @@ func (c Cost) USD() float64 { return float64(c) / femto }
 // String is c in dollars as an exact decimal: "0.031509".
 func (c Cost) String() string { return fixed(int64(c), 15) }
 
-// fixed writes n / 10^places as a decimal without trailing zeros.
+// fixed writes n / 10^places as a decimal without trailing zeros, in one
+// allocation (a cost header goes out with every answer): the digits are
+// written right to left into a buffer.
 func fixed(n int64, places int) string {
-	neg := n < 0
+	var buf [48]byte
 	u := uint64(n)
-	if neg {
-		u = uint64(-n)
+	if n < 0 {
+		u = -u
 	}
-	digits := strconv.FormatUint(u, 10)
-	if len(digits) <= places {
-		digits = strings.Repeat("0", places-len(digits)+1) + digits
+	end, i := len(buf), len(buf)
+	for range places {
+		i--
+		buf[i] = byte('0' + u%10)
+		u /= 10
 	}
-	whole, frac := digits[:len(digits)-places], strings.TrimRight(digits[len(digits)-places:], "0")
-	s := whole
-	if frac != "" {
-		s += "." + frac
+	for end > i && buf[end-1] == '0' {
+		end-- // trailing zeros of the fraction
 	}
-	if neg && s != "0" {
-		s = "-" + s
+	i--
+	buf[i] = '.'
+	if end == i+1 {
+		end = i // no fraction, no point
 	}
-	return s
+	for {
+		i--
+		buf[i] = byte('0' + u%10)
+		if u /= 10; u == 0 {
+			break
+		}
+	}
+	if n < 0 {
+		i--
+		buf[i] = '-'
+	}
+	return string(buf[i:end])
 }
 
 // Decimal writes a number as a plain decimal without the noise of binary

@@ -267,3 +267,22 @@ func TestReadLiteLLMPrices(t *testing.T) {
 		}
 	}
 }
+
+func TestCostAndRateStrings(t *testing.T) {
+	for _, tc := range []struct {
+		got, want string
+	}{
+		{pricing.Cost(31509000000000).String(), "0.031509"},
+		{pricing.Cost(0).String(), "0"},
+		{pricing.Cost(1).String(), "0.000000000000001"},
+		{pricing.Cost(3_000_000_000_000_000).String(), "3"},
+		{pricing.Cost(-250_000_000_000_000).String(), "-0.25"},
+		{pricing.Cost(1_234_500_000_000_000_000).String(), "1234.5"},
+		{pricing.Rate(3_750_000_000).String(), "3.75"},
+		{pricing.Rate(1).String(), "0.000000001"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%q, want %q", tc.got, tc.want)
+		}
+	}
+}
