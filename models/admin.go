@@ -49,7 +49,7 @@ func (s *Store) CreateAdminUser(ctx context.Context, u *AdminUser, password stri
 		return fmt.Errorf("models: role: must be one of %s: %w", strings.Join(Roles, ", "), ErrInvalid)
 	}
 	if password != "" || u.OIDCSubject == nil {
-		hash, err := hashPassword(password)
+		hash, err := s.hashPassword(password)
 		if err != nil {
 			return err
 		}
@@ -60,11 +60,11 @@ func (s *Store) CreateAdminUser(ctx context.Context, u *AdminUser, password stri
 	})
 }
 
-func hashPassword(password string) (string, error) {
+func (s *Store) hashPassword(password string) (string, error) {
 	if len(password) < MinPasswordLength {
 		return "", fmt.Errorf("models: password: at least %d characters: %w", MinPasswordLength, ErrInvalid)
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.passwordCost)
 	if err != nil {
 		return "", fmt.Errorf("models: hash password: %w", err)
 	}
@@ -107,7 +107,7 @@ type AdminChange struct {
 func (s *Store) UpdateAdminUser(ctx context.Context, id int64, c AdminChange) (*AdminUser, error) {
 	var hash string
 	if c.Password != nil {
-		h, err := hashPassword(*c.Password)
+		h, err := s.hashPassword(*c.Password)
 		if err != nil {
 			return nil, err
 		}
@@ -209,22 +209,20 @@ func (s *Store) AuthenticateAdmin(ctx context.Context, username, password string
 		if errors.Is(wrap(err, ""), ErrNotFound) {
 			// Spend the same time as a real comparison, so timing does not tell
 			// which usernames exist.
-			bcrypt.CompareHashAndPassword(dummyHash, []byte(password)) //nolint:errcheck // always fails
+			bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(password)) //nolint:errcheck // always fails
 			return nil, ErrBadCredentials
 		}
 		return nil, wrap(err, "authenticate %q", username)
 	}
 	hash := u.PasswordHash
 	if hash == "" { // an SSO account has no password
-		hash = string(dummyHash)
+		hash = string(s.dummyHash())
 	}
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil || u.PasswordHash == "" {
 		return nil, ErrBadCredentials
 	}
 	return &u, nil
 }
-
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("not a password"), bcrypt.DefaultCost)
 
 // GetSetting returns a setting's value and whether it is set.
 func (s *Store) GetSetting(ctx context.Context, key string) (string, bool, error) {

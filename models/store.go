@@ -4,8 +4,10 @@ import (
 	"context"
 	"reflect"
 	"strconv"
+	"sync"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
@@ -16,11 +18,32 @@ type Store struct {
 	db     *DB
 	cipher *Cipher
 	now    func() time.Time
+	// passwordCost is bcrypt's cost for new admin passwords; dummyHash a
+	// hash of that cost that an unknown username is compared with, so
+	// that timing does not tell which usernames exist.
+	passwordCost int
+	dummyHash    func() []byte
 }
 
+// StoreOption changes a Store's defaults.
+type StoreOption func(*Store)
+
+// WithPasswordCost hashes new admin passwords at bcrypt cost c instead of
+// bcrypt.DefaultCost: tests sign in thousands of times and take
+// bcrypt.MinCost. A password keeps the cost it was hashed with.
+func WithPasswordCost(c int) StoreOption { return func(s *Store) { s.passwordCost = c } }
+
 // NewStore returns a Store over db that seals provider secrets with c.
-func NewStore(db *DB, c *Cipher) *Store {
-	return &Store{db: db, cipher: c, now: time.Now}
+func NewStore(db *DB, c *Cipher, opts ...StoreOption) *Store {
+	s := &Store{db: db, cipher: c, now: time.Now, passwordCost: bcrypt.DefaultCost}
+	for _, o := range opts {
+		o(s)
+	}
+	s.dummyHash = sync.OnceValue(func() []byte {
+		h, _ := bcrypt.GenerateFromPassword([]byte("not a password"), s.passwordCost)
+		return h
+	})
+	return s
 }
 
 // DB returns the underlying database.

@@ -53,7 +53,7 @@ func clientFlags(name string, stderr io.Writer) (*flag.FlagSet, *clientConfig) {
 	var c clientConfig
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.adminURL, "admin-url", "", "URL of the gateway's admin listener (env GATEWAY_ADMIN_URL, default "+defaultAdminURL+")")
+	fs.StringVar(&c.adminURL, "admin-url", "", "URL of the gateway's admin listener (env GATEWAY_ADMIN_URL, else GATEWAY_ADMIN_ADDR, default "+defaultAdminURL+")")
 	fs.StringVar(&c.masterKey, "master-key", "", "the gateway's master key (env GATEWAY_MASTER_KEY)")
 	fs.DurationVar(&c.ttl, "ttl", 0, "how long sticky set pins, such as 30m or 1h (default 2h)")
 	fs.Usage = func() {
@@ -65,7 +65,9 @@ func clientFlags(name string, stderr io.Writer) (*flag.FlagSet, *clientConfig) {
 
 // withEnv fills what the flags left empty from the environment and defaults.
 func (c clientConfig) withEnv(getenv func(string) string) clientConfig {
-	c.adminURL = cmp.Or(c.adminURL, getenv("GATEWAY_ADMIN_URL"), defaultAdminURL)
+	// The admin listener the same environment moved (GATEWAY_ADMIN_ADDR, a
+	// host:port) when no URL says otherwise.
+	c.adminURL = cmp.Or(c.adminURL, getenv("GATEWAY_ADMIN_URL"), getenv("GATEWAY_ADMIN_ADDR"), defaultAdminURL)
 	c.masterKey = cmp.Or(c.masterKey, getenv("GATEWAY_MASTER_KEY"))
 	return c
 }

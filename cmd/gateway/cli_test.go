@@ -151,6 +151,9 @@ func TestCLIStickyAndDeployments(t *testing.T) {
 			wantErr(t, "authentication required")
 		cli(map[string]string{"GATEWAY_ADMIN_URL": env["GATEWAY_ADMIN_URL"]}, "deployments").wantErr(t, "no master key")
 		cli(env, "deployments", "extra").wantErr(t, `unexpected argument "extra"`)
+		// Without GATEWAY_ADMIN_URL, the admin listener GATEWAY_ADMIN_ADDR names.
+		cli(map[string]string{"GATEWAY_ADMIN_ADDR": g.AdminAddr(), "GATEWAY_MASTER_KEY": testMasterKey}, "deployments").
+			wantOK(t, "gpt-upstream-1")
 		// The proxy listener is not the admin listener: it says so in its own words.
 		cli(env, "sticky", "--admin-url", "http://"+g.ProxyAddr()).wantErr(t, "invalid URL")
 	})

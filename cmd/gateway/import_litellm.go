@@ -42,7 +42,7 @@ func importCommand(ctx context.Context, args []string, getenv func(string) strin
 	var cfg clientConfig
 	fs := flag.NewFlagSet("gateway import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.adminURL, "admin-url", "", "URL of the gateway's admin listener (env GATEWAY_ADMIN_URL, default "+defaultAdminURL+")")
+	fs.StringVar(&cfg.adminURL, "admin-url", "", "URL of the gateway's admin listener (env GATEWAY_ADMIN_URL, else GATEWAY_ADMIN_ADDR, default "+defaultAdminURL+")")
 	fs.StringVar(&cfg.masterKey, "master-key", "", "the gateway's master key (env GATEWAY_MASTER_KEY)")
 	dryRun := fs.Bool("dry-run", false, "print what it would create and change nothing")
 	fs.Usage = func() {

@@ -32,7 +32,7 @@ func pricesCommand(ctx context.Context, args []string, getenv func(string) strin
 	var cfg clientConfig
 	fs := flag.NewFlagSet("gateway prices", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.adminURL, "admin-url", "", "URL of the gateway's admin listener (env GATEWAY_ADMIN_URL, default "+defaultAdminURL+")")
+	fs.StringVar(&cfg.adminURL, "admin-url", "", "URL of the gateway's admin listener (env GATEWAY_ADMIN_URL, else GATEWAY_ADMIN_ADDR, default "+defaultAdminURL+")")
 	fs.StringVar(&cfg.masterKey, "master-key", "", "the gateway's master key (env GATEWAY_MASTER_KEY)")
 	taken := fs.String("taken", "", "the day the file's prices are of, YYYY-MM-DD (default today)")
 	fs.Usage = func() {

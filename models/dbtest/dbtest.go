@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"gateway/models"
 )
 
@@ -47,7 +49,8 @@ func MustOpenStore(tb testing.TB, dsn, dataDir string) *models.Store {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return models.NewStore(db, c)
+	// Tests sign in thousands of times: passwords at bcrypt's least cost.
+	return models.NewStore(db, c, models.WithPasswordCost(bcrypt.MinCost))
 }
 
 // PostgresDSN creates a fresh database on the test server and returns its URL;

@@ -84,7 +84,15 @@ func discard(w http.ResponseWriter, body io.Reader, maxBytes int64) {
 	Refusing(w)
 	rc.Flush() //nolint:errcheck // a client gone fails the reads below too
 	_, err := io.CopyN(io.Discard, &pacedReader{body: body, rc: rc, end: end}, maxBytes+1)
-	if errors.Is(err, io.EOF) {
+	// ErrBodyReadAfterClose: sending the answer's header, the server read
+	// out and closed a body of less than 256 KiB itself. Its read of the
+	// next request is then pending on the connection, and a deadline in
+	// the past would fail that read: the server takes such a failure for
+	// the client gone and cancels the context of every later request on
+	// the connection, which it keeps serving (a refused request's
+	// keep-alive connection answered 500 "context canceled" to every
+	// write after it).
+	if errors.Is(err, io.EOF) || errors.Is(err, http.ErrBodyReadAfterClose) {
 		rc.SetReadDeadline(time.Time{}) //nolint:errcheck // unsupported: none was set
 		return
 	}
