@@ -117,27 +117,25 @@ func errorStatus(err error) (int, string) {
 // storeMessage turns "models: provider_id: no provider with id 9: invalid"
 // into "provider_id: no provider with id 9".
 func storeMessage(err error) string {
+	var invalid *models.InvalidError
+	if errors.As(err, &invalid) {
+		return fieldError{Field: invalid.Field, Message: invalid.Message}.String()
+	}
 	msg := strings.TrimPrefix(err.Error(), "models: ")
-	for _, kind := range []error{models.ErrInvalid, models.ErrInUse} {
-		if errors.Is(err, kind) {
-			msg = strings.TrimSuffix(msg, ": "+kind.Error())
-		}
+	if errors.Is(err, models.ErrInUse) {
+		msg = strings.TrimSuffix(msg, ": "+models.ErrInUse.Error())
 	}
 	return msg
 }
 
-// storeInputError turns the store's ErrInvalid, whose message starts with the
-// field's name, into an inputError a form can show in place.
+// storeInputError turns the store's InvalidError into an inputError a form
+// can show at its field.
 func storeInputError(err error) (*inputError, bool) {
-	if !errors.Is(err, models.ErrInvalid) {
+	var invalid *models.InvalidError
+	if !errors.As(err, &invalid) {
 		return nil, false
 	}
-	msg := storeMessage(err)
-	field, rest, ok := strings.Cut(msg, ": ")
-	if !ok || strings.ContainsAny(field, " \"") {
-		return badInput("", "%s", msg), true
-	}
-	return badInput(field, "%s", rest), true
+	return badInput(invalid.Field, "%s", invalid.Message), true
 }
 
 // nameTaken rewords the store's ErrConflict on a unique name.

@@ -46,7 +46,7 @@ func (s *Store) CountAdminUsers(ctx context.Context) (int64, error) {
 // account's OpenID Connect issuer and subject, is set.
 func (s *Store) CreateAdminUser(ctx context.Context, u *AdminUser, password string) error {
 	if !slices.Contains(Roles, u.Role) {
-		return fmt.Errorf("models: role: must be one of %s: %w", strings.Join(Roles, ", "), ErrInvalid)
+		return invalid("role", "must be one of %s", strings.Join(Roles, ", "))
 	}
 	if password != "" || u.OIDCSubject == nil {
 		hash, err := s.hashPassword(password)
@@ -62,7 +62,7 @@ func (s *Store) CreateAdminUser(ctx context.Context, u *AdminUser, password stri
 
 func (s *Store) hashPassword(password string) (string, error) {
 	if len(password) < MinPasswordLength {
-		return "", fmt.Errorf("models: password: at least %d characters: %w", MinPasswordLength, ErrInvalid)
+		return "", invalid("password", "at least %d characters", MinPasswordLength)
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.passwordCost)
 	if err != nil {
@@ -114,7 +114,7 @@ func (s *Store) UpdateAdminUser(ctx context.Context, id int64, c AdminChange) (*
 		hash = h
 	}
 	if c.Role != nil && !slices.Contains(Roles, *c.Role) {
-		return nil, fmt.Errorf("models: role: must be one of %s: %w", strings.Join(Roles, ", "), ErrInvalid)
+		return nil, invalid("role", "must be one of %s", strings.Join(Roles, ", "))
 	}
 	var u *AdminUser
 	err := s.g(ctx).Transaction(func(tx *gorm.DB) (err error) {
@@ -136,7 +136,7 @@ func (s *Store) UpdateAdminUser(ctx context.Context, id int64, c AdminChange) (*
 			}
 			if c.Password != nil {
 				if u.OIDCSubject != nil {
-					return fmt.Errorf("models: password: %s signs in with single sign-on and has no password here: %w", u.Username, ErrInvalid)
+					return invalid("password", "%s signs in with single sign-on and has no password here", u.Username)
 				}
 				u.PasswordHash, changed = hash, true
 				u.PasswordChangedAt = ptr(s.now())

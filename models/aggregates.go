@@ -39,7 +39,7 @@ var usageGroups = map[string]string{
 func (s *Store) SumRequestLogs(ctx context.Context, by string, from, to time.Time) ([]UsageTotal, error) {
 	col, ok := usageGroups[by]
 	if !ok {
-		return nil, fmt.Errorf("models: group by %q: want key, user, team, model or deployment: %w", by, ErrInvalid)
+		return nil, invalid("", "group by %q: want key, user, team, model or deployment", by)
 	}
 	names := ""
 	if by == "deployment" {
@@ -114,7 +114,7 @@ const maxUsageBuckets = 1000
 // from+i*bucket. It returns all n buckets, empty ones too.
 func (s *Store) SumRequestLogsByTime(ctx context.Context, from time.Time, bucket time.Duration, n int) ([]UsageBucket, error) {
 	if bucket <= 0 || n <= 0 || n > maxUsageBuckets {
-		return nil, fmt.Errorf("models: sum request logs in %d buckets of %v: %w", n, bucket, ErrInvalid)
+		return nil, invalid("", "sum request logs in %d buckets of %v", n, bucket)
 	}
 	from = from.UTC() // see SumRequestLogs
 	index, bounds := bucketIndexSQL(from, bucket, n)

@@ -127,6 +127,27 @@ var (
 	ErrInvalid  = errors.New("invalid")
 )
 
+// InvalidError is input the store refuses: Field is the field's JSON (and
+// form) name, "" for the input as a whole. It is ErrInvalid to errors.Is.
+type InvalidError struct {
+	Field, Message string
+}
+
+func (e *InvalidError) Error() string {
+	if e.Field == "" {
+		return "models: " + e.Message + ": invalid"
+	}
+	return "models: " + e.Field + ": " + e.Message + ": invalid"
+}
+
+// Is makes an InvalidError match ErrInvalid.
+func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
+
+// invalid is the InvalidError of field.
+func invalid(field, format string, args ...any) error {
+	return &InvalidError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
 // wrap turns GORM's translated errors into domain errors with context.
 func wrap(err error, format string, args ...any) error {
 	if err == nil {

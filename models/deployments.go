@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"fmt"
 
 	"gorm.io/gorm"
 )
@@ -70,7 +69,7 @@ func providerExists(tx *gorm.DB, id int64) error {
 		return wrap(err, "find provider %d", id)
 	}
 	if n == 0 {
-		return fmt.Errorf("models: provider_id: no provider with id %d: %w", id, ErrInvalid)
+		return invalid("provider_id", "no provider with id %d", id)
 	}
 	return nil
 }

@@ -107,7 +107,7 @@ func rowExists(tx *gorm.DB, model any, id int64, field, what string) error {
 		return wrap(err, "find %s %d", what, id)
 	}
 	if n == 0 {
-		return fmt.Errorf("models: %s: no %s with id %d: %w", field, what, id, ErrInvalid)
+		return invalid(field, "no %s with id %d", what, id)
 	}
 	return nil
 }

@@ -165,7 +165,7 @@ func spendTable(holder string) (string, error) {
 	case SpendTeam:
 		return "teams", nil
 	}
-	return "", fmt.Errorf("models: unknown spend holder %q: %w", holder, ErrInvalid)
+	return "", invalid("", "unknown spend holder %q", holder)
 }
 
 // SaveLogEntries writes entries in one transaction, in their order: request

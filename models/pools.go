@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"fmt"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -47,10 +46,10 @@ func (s *Store) SetFallbacks(ctx context.Context, publicName, kind string, targe
 	seen := make(map[string]bool, len(targets))
 	for _, t := range targets {
 		if t == publicName {
-			return fmt.Errorf("models: targets: %q cannot fall back to itself: %w", t, ErrInvalid)
+			return invalid("targets", "%q cannot fall back to itself", t)
 		}
 		if seen[t] {
-			return fmt.Errorf("models: targets: %q is listed twice: %w", t, ErrInvalid)
+			return invalid("targets", "%q is listed twice", t)
 		}
 		seen[t] = true
 	}

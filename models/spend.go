@@ -46,7 +46,7 @@ func (s *Store) SpendReport(ctx context.Context, by string, from, to time.Time) 
 			col = "TO_CHAR(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
 		}
 	default:
-		return nil, fmt.Errorf("models: spend by %q: want key, team, user, model, provider or day: %w", by, ErrInvalid)
+		return nil, invalid("group_by", "want key, team, user, model, provider or day, not %q", by)
 	}
 	var out []SpendRow
 	err := s.g(ctx).Model(&RequestLog{}).

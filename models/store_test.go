@@ -440,3 +440,19 @@ func TestSumRequestLogs(t *testing.T) {
 		}
 	})
 }
+
+// TestInvalidErrorsNameTheirField: the store's refusals of bad input are
+// InvalidErrors naming the field (as the API and the forms call it), and
+// ErrInvalid to errors.Is.
+func TestInvalidErrorsNameTheirField(t *testing.T) {
+	s := dbtest.MustOpenStore(t, "", t.TempDir())
+	err := s.CreateDeployment(context.Background(), &models.Deployment{PublicName: "m", ProviderID: 99999, UpstreamModel: "u"})
+	var invalid *models.InvalidError
+	if !errors.Is(err, models.ErrInvalid) || !errors.As(err, &invalid) || invalid.Field != "provider_id" ||
+		invalid.Message != "no provider with id 99999" {
+		t.Fatalf("an unknown provider: %v (%#v)", err, invalid)
+	}
+	if err := s.SetFallbacks(context.Background(), "m", models.FallbackGeneral, []string{"m"}); !errors.As(err, &invalid) || invalid.Field != "targets" {
+		t.Fatalf("a pool falling back to itself: %v", err)
+	}
+}

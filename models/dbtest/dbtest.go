@@ -6,7 +6,6 @@ package dbtest
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
@@ -74,10 +73,4 @@ func PostgresDSN(tb testing.TB) string {
 		}
 	})
 	return dsn
-}
-
-// TempDataDir returns a data directory inside the test's temp dir.
-func TempDataDir(tb testing.TB) string {
-	tb.Helper()
-	return filepath.Join(tb.TempDir(), "data")
 }
