@@ -50,14 +50,21 @@ type clientConfig struct {
 // environment is read after parsing, not as the flags' defaults: --help must
 // not print the master key.
 func clientFlags(name string, stderr io.Writer) (*flag.FlagSet, *clientConfig) {
+	fs, c := adminFlags(name, clientUsage, stderr)
+	fs.DurationVar(&c.ttl, "ttl", 0, "how long sticky set pins, such as 30m or 1h (default 2h)")
+	return fs, c
+}
+
+// adminFlags is the flag set of a subcommand that calls the management
+// API: where it is and the master key, and usage as its help.
+func adminFlags(name, usage string, stderr io.Writer) (*flag.FlagSet, *clientConfig) {
 	var c clientConfig
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.adminURL, "admin-url", "", "URL of the gateway's admin listener (env GATEWAY_ADMIN_URL, else GATEWAY_ADMIN_ADDR, default "+defaultAdminURL+")")
 	fs.StringVar(&c.masterKey, "master-key", "", "the gateway's master key (env GATEWAY_MASTER_KEY)")
-	fs.DurationVar(&c.ttl, "ttl", 0, "how long sticky set pins, such as 30m or 1h (default 2h)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, clientUsage)
+		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 	}
 	return fs, &c

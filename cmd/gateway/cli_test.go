@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -199,5 +200,44 @@ func TestCLIUnreachableAndHelp(t *testing.T) {
 				t.Errorf("%v does not mention %q:\n%s", args, want, r.stderr)
 			}
 		}
+	}
+}
+
+// TestCLIPrices: gateway prices import loads LiteLLM's file over the
+// built-in catalog, so a model's price changes at once; a file that is not
+// a catalog changes nothing; reset goes back to the built-in prices.
+func TestCLIPrices(t *testing.T) {
+	g, _ := startGateway(t, testConfig("", t.TempDir()))
+	env := map[string]string{"GATEWAY_ADMIN_ADDR": g.AdminAddr(), "GATEWAY_MASTER_KEY": testMasterKey}
+	input := func() any {
+		_, b := api(t, g, "GET", "/api/prices?provider_type=openai&model=gpt-4o", nil)
+		var p struct {
+			Prices map[string]struct {
+				USDPerMillion any `json:"usd_per_million"`
+			} `json:"prices"`
+		}
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		return p.Prices["input"].USDPerMillion
+	}
+	dir := t.TempDir()
+	file, bad := dir+"/model_prices_and_context_window.json", dir+"/bad.json"
+	if err := os.WriteFile(file, []byte(`{"sample_spec": {"litellm_provider": "openai"},
+		"gpt-4o": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 3e-06, "output_cost_per_token": 1.2e-05}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(`{"x": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cli(env, "prices", "import", file, "--taken", "2026-12-01").wantOK(t, "imported 1 models' prices of 2026-12-01", "1 of the file's models left out")
+	if got := input(); got != 3.0 {
+		t.Errorf("gpt-4o's input price after the import: %v, want 3", got)
+	}
+	cli(env, "prices", "import", bad).wantErr(t, "nothing was changed")
+	cli(env, "prices", "import", file, "--taken", "soon").wantErr(t, "not a day")
+	cli(env, "prices", "reset").wantOK(t, "the built-in catalog is in effect")
+	if got := input(); got != 2.5 {
+		t.Errorf("gpt-4o's input price after the reset: %v, want 2.5", got)
 	}
 }

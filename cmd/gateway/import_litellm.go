@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -39,16 +38,8 @@ Flags:
 
 // importCommand runs "gateway import …".
 func importCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	var cfg clientConfig
-	fs := flag.NewFlagSet("gateway import", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.adminURL, "admin-url", "", "URL of the gateway's admin listener (env GATEWAY_ADMIN_URL, else GATEWAY_ADMIN_ADDR, default "+defaultAdminURL+")")
-	fs.StringVar(&cfg.masterKey, "master-key", "", "the gateway's master key (env GATEWAY_MASTER_KEY)")
+	fs, cfg := adminFlags("gateway import", importUsage, stderr)
 	dryRun := fs.Bool("dry-run", false, "print what it would create and change nothing")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, importUsage)
-		fs.PrintDefaults()
-	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -29,16 +28,8 @@ Flags:
 
 // pricesCommand runs "gateway prices …".
 func pricesCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	var cfg clientConfig
-	fs := flag.NewFlagSet("gateway prices", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.adminURL, "admin-url", "", "URL of the gateway's admin listener (env GATEWAY_ADMIN_URL, else GATEWAY_ADMIN_ADDR, default "+defaultAdminURL+")")
-	fs.StringVar(&cfg.masterKey, "master-key", "", "the gateway's master key (env GATEWAY_MASTER_KEY)")
+	fs, cfg := adminFlags("gateway prices", pricesUsage, stderr)
 	taken := fs.String("taken", "", "the day the file's prices are of, YYYY-MM-DD (default today)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, pricesUsage)
-		fs.PrintDefaults()
-	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
