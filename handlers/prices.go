@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -100,8 +99,6 @@ type usdJSON float64
 
 func (u usdJSON) MarshalJSON() ([]byte, error) { return []byte(pricing.Decimal(float64(u))), nil }
 
-func (u *usdJSON) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, (*float64)(u)) }
-
 // catalog is the price catalog in effect: the built-in one with what an
 // admin imported over it.
 func (a *App) catalog(ctx context.Context) (*pricing.Catalog, error) {
@@ -120,7 +117,7 @@ var priceFormNames = []string{"input_price", "output_price", "cache_read_price",
 	"cache_write_1h_price", "long_context_threshold", "long_input_price", "long_output_price",
 	"long_cache_read_price", "long_cache_write_price", "long_cache_write_1h_price"}
 
-// prices are the fields' USD prices by form name.
+// byName is where each USD price field is, by its form name.
 func (f *priceFields) byName() map[string]**float64 {
 	return map[string]**float64{
 		"input_price": &f.InputPrice, "output_price": &f.OutputPrice, "cache_read_price": &f.CacheReadPrice,

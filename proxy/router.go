@@ -74,9 +74,9 @@ type routing struct {
 	// refusal: the shared admission, run at a pick, refused the request.
 	refusal error
 	// pricedOnly: the caller has a hard budget, so members without a price
-	// are no candidates; unpriced counts those a pick passed over.
-	pricedOnly bool
-	unpriced   int
+	// are no candidates; passedUnpriced: a pick passed one over.
+	pricedOnly     bool
+	passedUnpriced bool
 }
 
 // serve routes the request: its own pool first, then the fallbacks the
@@ -173,7 +173,7 @@ func (rq *routing) servePool(name string) *failure {
 		}
 	}
 	if last == nil {
-		if rq.unpriced > 0 {
+		if rq.passedUnpriced {
 			return rq.noMemberPriced(rt)
 		}
 		return rq.noMemberFits(rt)
@@ -191,7 +191,7 @@ func (rq *routing) priced(m *member, rt route) bool {
 	if m.pricesFor(m.upstreamModelFor(rt), &room).Priced() {
 		return true
 	}
-	rq.unpriced++
+	rq.passedUnpriced = true
 	return false
 }
 

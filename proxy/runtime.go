@@ -114,8 +114,6 @@ type MemberStatus struct {
 	AtLimit        bool
 	InFlight       int64   // on every replica, as far as this one knows
 	LatencyMS      float64 // moving average; 0 without a recent sample
-	Price          float64 // input + output, USD per million tokens
-	Priced         bool    // both prices are known (Price is 0 otherwise)
 }
 
 // PoolStatus is a pool's strategy and members as the pool status page shows
@@ -153,7 +151,6 @@ func (s *Server) PoolStatus(name string, failedCheck func(id int64) bool) (ps Po
 			PlannedShare: planned[i], Share: current[i], Priority: m.priority, RPMLimit: m.rpmLimit,
 			TPMLimit: m.tpmLimit, RequestsMinute: reqs, TokensMinute: tokens, AtLimit: m.atLimit(now),
 			InFlight: m.state.busy()}
-		st.Price, st.Priced = m.prices.ListPrice()
 		if l, fresh := m.state.latency(now); fresh {
 			st.LatencyMS = ms(l)
 		}
