@@ -10,7 +10,7 @@ import (
 
 // entryWindow counts one entry's requests and tokens in the current clock
 // minute, against its rpm_limit and tpm_limit. A member at a limit is no
-// candidate until the next minute starts: the design's "this minute", and
+// candidate until the next minute starts: "this minute" is the clock minute,
 // what a provider's per-minute quota resets on. Tokens are reserved from the
 // request's estimate when the member is picked and corrected by the answer's
 // usage when the attempt ends.

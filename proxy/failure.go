@@ -96,7 +96,7 @@ func fallbackKind(k upstreamerr.Kind) string {
 	return models.FallbackGeneral
 }
 
-// cooldownTriggerOf is the design's list (Routing 5): 429, 401, 404 and 408
+// cooldownTriggerOf is the list of cooldown triggers: 429, 401, 404 and 408
 // set the member aside at once, 5xx count towards allowed_fails, and
 // anything else is no fault of the member's. What the classifier read
 // counts as much as the status: a vendor's refusal of the credentials in

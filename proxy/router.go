@@ -506,7 +506,8 @@ func (rq *routing) fallbackName() string {
 	return rq.current
 }
 
-// penalize cools a failed member down, per the design's triggers.
+// penalize cools a failed member down on the triggers cooldownTriggerOf
+// names.
 func (s *Server) penalize(m *member, f *failure, set poolSettings, now time.Time) {
 	if f.trigger == noTrigger {
 		return

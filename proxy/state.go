@@ -173,7 +173,7 @@ func (w *failureWindow) sum(now time.Time) (reqs, fails int) {
 // latencySamples is how many recent latencies a member keeps for its p95.
 const latencySamples = 512
 
-// memberStats are the deployment statistics of seed 2: requests, successes,
+// memberStats are a member's statistics: requests, successes,
 // latency, tokens, cost and the last error. Guarded by memberState.mu.
 type memberStats struct {
 	requests, successes int64

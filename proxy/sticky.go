@@ -18,7 +18,7 @@ type stickyBinding struct {
 }
 
 // stickyTable holds the sticky bindings by public name. It lives in memory on
-// purpose (seed 2): a restart re-evaluates routes. Requests read it without
+// purpose: a restart re-evaluates routes. Requests read it without
 // locking; it is written after a success (only when the binding changes or
 // has run a second further) and on failures.
 type stickyTable struct {

@@ -57,8 +57,8 @@ func (u *seedUpstreams) env() map[string]string {
 
 const seedPool = "deepseek-v4.1-flash"
 
-// TestImportSeedConfigServes is issue 18's acceptance: the importer turns a
-// realistic LiteLLM config (the seed's pool shapes, a wildcard, the cloud
+// TestImportSeedConfigServes: the importer turns a realistic LiteLLM config
+// (pools of several shapes, a wildcard, the cloud
 // types, router settings, fallbacks) into a gateway that serves it, called
 // through the official SDKs with a virtual key made through the API.
 func TestImportSeedConfigServes(t *testing.T) {

@@ -103,8 +103,8 @@ func ownCPU(s, direct, proxy *summary) string {
 }
 
 // printTargets checks the results against the targets that the table can
-// answer (issue 21: close to a plain reverse proxy in the median, the tail,
-// throughput and CPU); memory over time and 1,000 streams are -soak and
+// answer (close to a plain reverse proxy in the median, the tail, throughput
+// and CPU); memory over time and 1,000 streams are -soak and
 // -streams.
 func printTargets(w io.Writer, t table, cases []benchCase, concurrency []int) {
 	fmt.Fprintln(w, "\nTargets:")

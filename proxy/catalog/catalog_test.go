@@ -118,7 +118,8 @@ func TestFallbackTargets(t *testing.T) {
 	}
 }
 
-// TestShares: the design's weight rules, as the pages show them and the
+// TestShares: the weight rules (weight/sum of the weighted, unset weights
+// never picked, uniform when none is set), as the pages show them and the
 // router picks by.
 func TestShares(t *testing.T) {
 	all := func(int) bool { return true }
