@@ -166,9 +166,10 @@ func narrowUsage(candidates []*member, now time.Time) []*member {
 	})
 }
 
-// simpleShuffle is the weighted pick over the candidates it is given: when some candidate carries a weight, pick with probability
-// weight/sum, an unset weight counting as 0 and never picked; when none
-// does, pick uniformly among all of them. It neither locks nor allocates:
+// simpleShuffle is the weighted pick over the candidates it is given: when
+// some candidate carries a weight, pick with probability weight/sum, an
+// unset weight counting as 0 and never picked; when none does, pick
+// uniformly among all of them. It neither locks nor allocates:
 // math/rand/v2's top-level functions use a per-thread generator.
 type simpleShuffle struct{}
 
