@@ -13,14 +13,34 @@ import (
 	"gateway/views"
 )
 
+// keysTable is the Keys page; a key is edited in its row only.
+func (a *App) keysTable() *tablePage[views.KeyForm, views.KeysPage] {
+	return &tablePage[views.KeyForm, views.KeysPage]{
+		app: a, title: "Keys", list: "keys", what: "key",
+		build: func(r *http.Request, add views.KeyForm, edit *views.KeyForm) (views.KeysPage, error) {
+			vm, err := a.keysPage(r, add)
+			vm.Edit = edit
+			return vm, err
+		},
+		prepare: func(r *http.Request, f views.KeyForm, errs map[string]string) (views.KeyForm, error) {
+			owners, err := a.ownerNames(r)
+			if err != nil {
+				return f, err
+			}
+			if errs != nil {
+				f.Errors = errs
+			}
+			f.CSRFToken = sessionFrom(r.Context()).csrfToken()
+			keyFormChoices(&f, owners)
+			return f, nil
+		},
+		content: views.KeysContent, table: views.KeysTable, form: views.KeyFormPartial,
+	}
+}
+
 // showKeys shows the Keys page.
 func (a *App) showKeys(w http.ResponseWriter, r *http.Request) {
-	vm, err := a.keysPage(r, views.KeyForm{})
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	a.renderPage(w, r, http.StatusOK, "Keys", "keys", views.KeysContent(vm))
+	a.keysTable().show(w, r, views.KeyForm{})
 }
 
 // keysPage builds the Keys page around the create form.
