@@ -288,16 +288,3 @@ func (a *App) deleteKeyPage(w http.ResponseWriter, r *http.Request) {
 	}
 	a.finishWrite(w, r, err, "/keys")
 }
-
-// finishWrite ends a page write that has no form to re-render: the error
-// page, or a reload and a redirect to back.
-func (a *App) finishWrite(w http.ResponseWriter, r *http.Request, err error, back string) {
-	if err == nil {
-		err = a.reload(r.Context())
-	}
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	seeOther(w, r, back)
-}

@@ -78,14 +78,9 @@ func (a *App) deleteEntry(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = a.store.DeleteDeployment(r.Context(), d.ID)
 	}
-	if err == nil {
-		err = a.reload(r.Context())
+	if a.reloaded(w, r, err) {
+		a.showGroup(w, r, d.PublicName)
 	}
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	a.showGroup(w, r, d.PublicName)
 }
 
 // setFallbacksForm handles POST /models/fallbacks: one public name's list of
@@ -168,14 +163,9 @@ func (a *App) edited(w http.ResponseWriter, r *http.Request, err error, edit *in
 		a.rerenderEdit(w, r, edit)
 		return
 	}
-	if err == nil {
-		err = a.reload(r.Context())
+	if a.reloaded(w, r, err) {
+		a.showGroup(w, r, edit.publicName)
 	}
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	a.showGroup(w, r, edit.publicName)
 }
 
 // inlineMessage is every problem of a one-field form in one line, without
@@ -230,4 +220,98 @@ func (a *App) renderGroup(w http.ResponseWriter, r *http.Request, status int, na
 	}
 	w.Header().Set("HX-Reswap", "delete")
 	w.WriteHeader(http.StatusOK)
+}
+
+// The Models page's edit form of one entry: every field but the public name
+// (moving an entry to another pool is deleting and adding it). The Edit
+// button loads the group with the row as its form; Save answers like every
+// inline edit (above); Cancel loads the group as it is.
+
+// showEntryEdit handles GET /models/{id}/edit.
+func (a *App) showEntryEdit(w http.ResponseWriter, r *http.Request) {
+	d, err := a.formEntry(r)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	edit := &inlineEdit{publicName: d.PublicName, entryID: d.ID, field: "entry", values: entryValuesOf(d)}
+	if isHTMX(r) {
+		a.renderGroup(w, r, http.StatusOK, d.PublicName, edit)
+		return
+	}
+	vm, err := a.modelsView(r, views.ModelEntryForm{}, edit)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	a.renderPage(w, r, http.StatusOK, "Models", "models", views.ModelsContent(vm))
+}
+
+// showEntryGroup handles GET /models/{id}/view, the edit form's Cancel.
+func (a *App) showEntryGroup(w http.ResponseWriter, r *http.Request) {
+	d, err := a.formEntry(r)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	a.showGroup(w, r, d.PublicName)
+}
+
+// updateEntryForm handles POST /models/{id}, the edit form: the same input
+// and validation as PATCH /api/models/{id}, with every field sent (a blank
+// optional field is unset).
+func (a *App) updateEntryForm(w http.ResponseWriter, r *http.Request) {
+	d, err := a.formEntry(r)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	form, values, parseErr := parseModelEntryForm(r)
+	_, err = a.store.UpdateDeployment(r.Context(), d.ID, func(cur *models.Deployment) error {
+		// Every field but the public name is the form's.
+		in := form
+		in.PublicName = cur.PublicName
+		in.Enabled = &values.Enabled
+		if err := joinInputErrors(parseErr, a.validateStruct(&in)); err != nil {
+			return err
+		}
+		in.applyTo(cur)
+		return nil
+	})
+	values.PublicName = d.PublicName
+	a.edited(w, r, err, &inlineEdit{publicName: d.PublicName, entryID: d.ID, field: "entry", values: values})
+}
+
+// entryValuesOf is an entry as its edit form shows it; unset fields are blank.
+func entryValuesOf(d *models.Deployment) views.ModelEntryValues {
+	v := views.ModelEntryValues{
+		PublicName:      d.PublicName,
+		ProviderID:      strconv.FormatInt(d.ProviderID, 10),
+		UpstreamModel:   d.UpstreamModel,
+		Weight:          optionalNumber(d.Weight),
+		CooldownSeconds: optionalInt(d.CooldownSeconds),
+		TimeoutSeconds:  optionalInt(d.TimeoutSeconds),
+		ContextWindow:   optionalInt(d.ContextWindow),
+		Prices:          priceFormValues(d.Prices),
+		BaseModel:       d.BaseModel,
+		RPMLimit:        optionalInt(d.RPMLimit),
+		TPMLimit:        optionalInt(d.TPMLimit),
+		Priority:        strconv.Itoa(d.Priority),
+		Enabled:         d.Enabled,
+	}
+	return v
+}
+
+func optionalNumber(f *float64) string {
+	if f == nil {
+		return ""
+	}
+	return formatNumber(*f)
+}
+
+func optionalInt(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.Itoa(*n)
 }

@@ -41,32 +41,13 @@ func (a *App) createModelEntry(w http.ResponseWriter, r *http.Request) {
 		a.rerenderModelEntryForm(w, r, values, input)
 		return
 	}
-	if err == nil {
-		err = a.reload(r.Context())
-	}
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	seeOther(w, r, "/models")
+	a.finishWrite(w, r, err, "/models")
 }
 
 // readModelEntryForm parses and validates the form with the API's rules.
 func (a *App) readModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValues, error) {
 	in, values, parseErr := parseModelEntryForm(r)
-	err := a.validateStruct(&in)
-	var input *inputError
-	if !errors.As(err, &input) {
-		if parseErr != nil {
-			return in, values, parseErr
-		}
-		return in, values, err
-	}
-	if parseErr != nil {
-		// Parse errors first: "must be a number" says more than "is required".
-		input.fields = append(parseErr.fields, input.fields...)
-	}
-	return in, values, input
+	return in, values, joinInputErrors(parseErr, a.validateStruct(&in))
 }
 
 func (a *App) rerenderModelEntryForm(w http.ResponseWriter, r *http.Request, values views.ModelEntryValues, input *inputError) {

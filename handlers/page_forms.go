@@ -13,8 +13,8 @@ import (
 	"gateway/views"
 )
 
-// This file holds what the Providers, Keys, Teams, Users and Sticky pages'
-// forms share: re-rendering a refused form, and reading typed fields.
+// This file holds what the pages' forms share: re-rendering a refused form,
+// finishing a write, and reading typed fields.
 
 // rerenderForm answers a form that was refused with 422: the form alone for
 // htmx, which swaps it in place (see views.HTMXConfig), and otherwise the
@@ -31,6 +31,27 @@ func (a *App) rerenderForm(w http.ResponseWriter, r *http.Request, title, active
 		return
 	}
 	a.renderPage(w, r, http.StatusUnprocessableEntity, title, active, content)
+}
+
+// finishWrite ends a page write that has no form to re-render: the error
+// page, or a reload and a redirect to back.
+func (a *App) finishWrite(w http.ResponseWriter, r *http.Request, err error, back string) {
+	if a.reloaded(w, r, err) {
+		seeOther(w, r, back)
+	}
+}
+
+// reloaded reloads the routing table after a write that returned err, and
+// reports whether it did; if not, it has answered with the error page.
+func (a *App) reloaded(w http.ResponseWriter, r *http.Request, err error) bool {
+	if err == nil {
+		err = a.reload(r.Context())
+	}
+	if err != nil {
+		a.pageError(w, r, err)
+		return false
+	}
+	return true
 }
 
 // formInputError is err as errors a form shows in place, and whether it is
@@ -55,7 +76,7 @@ func joinInputErrors(parse *inputError, err error) error {
 	}
 	var input *inputError
 	if errors.As(err, &input) {
-		return &inputError{fields: append(parse.fields, input.fields...)}
+		return &inputError{fields: append(append([]fieldError{}, parse.fields...), input.fields...)}
 	}
 	if err != nil {
 		return err

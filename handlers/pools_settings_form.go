@@ -32,7 +32,7 @@ func (a *App) setPoolSettingsForm(w http.ResponseWriter, r *http.Request) {
 		AllowedFails:     p.int("allowed_fails", values.AllowedFails),
 		RoutingStrategy:  values.RoutingStrategy,
 	}
-	err := withParseErrors(p.err, a.validateStruct(&in))
+	err := joinInputErrors(p.err, a.validateStruct(&in))
 	if err == nil {
 		ps := in.poolSettingOf(name)
 		err = a.store.PutPoolSetting(r.Context(), &ps)

@@ -42,7 +42,7 @@ func (a *App) saveSettingsForm(w http.ResponseWriter, r *http.Request) {
 		ResponsesRetentionDays:     p.requiredInt("responses_retention_days", f.Values.ResponsesRetentionDays),
 		AllowUnpricedWithBudget:    &f.Values.AllowUnpricedWithBudget,
 	}
-	err := withParseErrors(p.err, a.validateStruct(&in))
+	err := joinInputErrors(p.err, a.validateStruct(&in))
 	if err == nil {
 		changes := map[string]string{}
 		for _, field := range settingFields(&in) {

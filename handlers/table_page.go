@@ -114,11 +114,7 @@ func (p *tablePage[F, P]) savedInPlace(w http.ResponseWriter, r *http.Request, f
 		p.renderTable(w, r, http.StatusUnprocessableEntity, &form)
 		return
 	}
-	if err == nil {
-		err = p.app.reload(r.Context())
-	}
-	if err != nil {
-		p.app.pageError(w, r, err)
+	if !p.app.reloaded(w, r, err) {
 		return
 	}
 	if !isHTMX(r) {
