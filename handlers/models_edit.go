@@ -206,20 +206,18 @@ func (a *App) rerenderEdit(w http.ResponseWriter, r *http.Request, edit *inlineE
 // renderGroup renders the group of one public name for htmx. A group that
 // no longer exists (its last entry deleted) is removed from the page.
 func (a *App) renderGroup(w http.ResponseWriter, r *http.Request, status int, name string, edit *inlineEdit) {
-	groups, err := a.poolGroups(r, edit)
+	g, err := a.poolGroupNamed(r, name, edit)
 	if err != nil {
 		a.pageError(w, r, err)
 		return
 	}
 	w.Header().Add("Vary", "HX-Request")
-	for _, g := range groups {
-		if g.PublicName == name {
-			a.render(w, r, status, views.PoolGroupPartial(g))
-			return
-		}
+	if g == nil {
+		w.Header().Set("HX-Reswap", "delete")
+		w.WriteHeader(http.StatusOK)
+		return
 	}
-	w.Header().Set("HX-Reswap", "delete")
-	w.WriteHeader(http.StatusOK)
+	a.render(w, r, status, views.PoolGroupPartial(*g))
 }
 
 // The Models page's edit form of one entry: every field but the public name

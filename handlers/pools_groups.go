@@ -38,9 +38,18 @@ type inlineEdit struct {
 	providers []views.Option         // "entry", filled in by poolGroups
 }
 
-// poolGroups is every public name as a group, by name, then the default
-// fallbacks when no entry is named "*" (which would show them itself).
-func (a *App) poolGroups(r *http.Request, edit *inlineEdit) ([]views.PoolGroup, error) {
+// poolSources are what the Models page's groups are built from, read once
+// for a request.
+type poolSources struct {
+	entries  []models.Deployment
+	cat      *catalog.Catalog
+	prices   *pricing.Catalog
+	settings map[string]*models.PoolSetting
+	csrf     string
+	now      time.Time
+}
+
+func (a *App) poolSources(r *http.Request) (*poolSources, error) {
 	entries, err := a.store.ListDeployments(r.Context())
 	if err != nil {
 		return nil, err
@@ -53,48 +62,88 @@ func (a *App) poolGroups(r *http.Request, edit *inlineEdit) ([]views.PoolGroup, 
 	if err != nil {
 		return nil, err
 	}
-	settingsByName := map[string]*models.PoolSetting{}
+	src := &poolSources{entries: entries, cat: catalog.New(entries, fbs), settings: map[string]*models.PoolSetting{},
+		csrf: sessionFrom(r.Context()).csrfToken(), now: time.Now()}
 	for i := range settings {
-		settingsByName[settings[i].PublicName] = &settings[i]
+		src.settings[settings[i].PublicName] = &settings[i]
 	}
-	cat := catalog.New(entries, fbs)
-	prices, err := a.catalog(r.Context())
+	if src.prices, err = a.catalog(r.Context()); err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+// poolGroups is every public name as a group, by name, then the default
+// fallbacks when no entry is named "*" (which would show them itself).
+func (a *App) poolGroups(r *http.Request, edit *inlineEdit) ([]views.PoolGroup, error) {
+	src, err := a.poolSources(r)
 	if err != nil {
 		return nil, err
 	}
-	csrf := sessionFrom(r.Context()).csrfToken()
 	var groups []views.PoolGroup
 	hasDefaults := false
-	for _, members := range entriesByName(entries) {
-		g := a.poolGroup(members, cat, prices, time.Now())
-		g.CSRFToken = csrf
-		g.Settings = poolSettingsFormOf(settingsByName[g.PublicName])
-		if ps := settingsByName[g.PublicName]; ps != nil && ps.RoutingStrategy != "" {
-			g.Strategy, g.StrategyHelp = ps.RoutingStrategy, strategyHelp[ps.RoutingStrategy]
-		}
-		g.Fallbacks = fallbackLists(cat, g.PublicName)
-		groups = append(groups, g)
-		hasDefaults = hasDefaults || g.PublicName == catalog.DefaultFallbacks
+	for _, members := range entriesByName(src.entries) {
+		groups = append(groups, a.poolGroup(src, members))
+		hasDefaults = hasDefaults || members[0].PublicName == catalog.DefaultFallbacks
 	}
 	if !hasDefaults {
-		groups = append(groups, views.PoolGroup{PublicName: catalog.DefaultFallbacks, DefaultsOnly: true, CSRFToken: csrf,
-			Fallbacks: fallbackLists(cat, catalog.DefaultFallbacks)})
+		groups = append(groups, src.defaultsGroup())
 	}
-	if edit != nil && edit.field == "entry" {
+	return groups, a.applyEdit(r, edit, groups)
+}
+
+// poolGroupNamed is the group of one public name alone, nil when there is
+// none (its last entry was deleted): the answer to an edit of that group.
+func (a *App) poolGroupNamed(r *http.Request, name string, edit *inlineEdit) (*views.PoolGroup, error) {
+	src, err := a.poolSources(r)
+	if err != nil {
+		return nil, err
+	}
+	var members []models.Deployment
+	for _, d := range src.entries {
+		if d.PublicName == name {
+			members = append(members, d)
+		}
+	}
+	var groups []views.PoolGroup
+	switch {
+	case len(members) > 0:
+		groups = append(groups, a.poolGroup(src, members))
+	case name == catalog.DefaultFallbacks:
+		groups = append(groups, src.defaultsGroup())
+	}
+	if err := a.applyEdit(r, edit, groups); err != nil || len(groups) == 0 {
+		return nil, err
+	}
+	return &groups[0], nil
+}
+
+// defaultsGroup is the card of the default fallbacks when no entry is
+// named "*".
+func (src *poolSources) defaultsGroup() views.PoolGroup {
+	return views.PoolGroup{PublicName: catalog.DefaultFallbacks, DefaultsOnly: true, CSRFToken: src.csrf,
+		Fallbacks: fallbackLists(src.cat.Group(catalog.DefaultFallbacks))}
+}
+
+// applyEdit puts an inline form that came back with an error into its
+// group; an entry's form gets the providers to choose from.
+func (a *App) applyEdit(r *http.Request, edit *inlineEdit, groups []views.PoolGroup) error {
+	if edit == nil {
+		return nil
+	}
+	if edit.field == "entry" {
 		ps, err := a.store.ListProviders(r.Context())
 		if err != nil {
-			return nil, err
+			return err
 		}
 		edit.providers = providerOptions(ps)
 	}
-	if edit != nil {
-		for i := range groups {
-			if groups[i].PublicName == edit.publicName {
-				edit.applyTo(&groups[i])
-			}
+	for i := range groups {
+		if groups[i].PublicName == edit.publicName {
+			edit.applyTo(&groups[i])
 		}
 	}
-	return groups, nil
+	return nil
 }
 
 // entriesByName splits entries, which the store orders by public name, into
@@ -114,7 +163,7 @@ func entriesByName(entries []models.Deployment) [][]models.Deployment {
 
 // poolGroup is one public name's entries with their planned shares and
 // warnings. members are every entry of the name, disabled ones too.
-func (a *App) poolGroup(members []models.Deployment, cat *catalog.Catalog, prices *pricing.Catalog, now time.Time) views.PoolGroup {
+func (a *App) poolGroup(src *poolSources, members []models.Deployment) views.PoolGroup {
 	name := members[0].PublicName
 	g := views.PoolGroup{
 		PublicName:  name,
@@ -122,26 +171,32 @@ func (a *App) poolGroup(members []models.Deployment, cat *catalog.Catalog, price
 		AddURL:      "/models?add=" + url.QueryEscape(name) + "#model-entry-form",
 		Wildcard:    members[0].IsWildcard(),
 		SharesKnown: a.runtime != nil,
+		CSRFToken:   src.csrf,
+		Settings:    poolSettingsFormOf(src.settings[name]),
+	}
+	if ps := src.settings[name]; ps != nil && ps.RoutingStrategy != "" {
+		g.Strategy, g.StrategyHelp = ps.RoutingStrategy, strategyHelp[ps.RoutingStrategy]
 	}
 	live := a.liveMembers(name)
 	tiered := usesTiers(members)
 	for i := range members {
 		d := &members[i]
-		e := views.PoolEntry{ModelEntry: modelEntryRow(d, prices), ShareFraction: live[d.ID].PlannedShare}
+		e := views.PoolEntry{ModelEntry: modelEntryRow(d, src.prices), ShareFraction: live[d.ID].PlannedShare}
 		if !tiered {
 			e.Tier = "" // every member is tier 0: nothing to tell apart
 		}
-		e.Cooling = coolingOf(live[d.ID], now)
+		e.Cooling = coolingOf(live[d.ID], src.now)
 		e.PlannedShare = formatShare(e.ShareFraction)
 		if d.Weight != nil {
 			e.WeightInput = formatNumber(*d.Weight)
 		}
 		g.Members = append(g.Members, e)
 	}
-	served := cat.Pool(name)
-	g.NotServed = served == nil
-	g.ZeroWeightTrap = served != nil && served.ZeroWeightTrap()
-	g.PrefixNote = uncoveredPrefix(cat, name)
+	cg := src.cat.Group(name)
+	g.NotServed = cg.Pool == nil
+	g.ZeroWeightTrap = cg.Pool != nil && cg.Pool.ZeroWeightTrap()
+	g.PrefixNote = cg.UncoveredPrefix
+	g.Fallbacks = fallbackLists(cg)
 	return g
 }
 
@@ -192,31 +247,18 @@ func poolURL(name string) string {
 	return "/pools/" + url.PathEscape(name)
 }
 
-// uncoveredPrefix is "prefix/" when name looks like "prefix/model" and no
-// wildcard route serves every other name under that prefix, else "".
-func uncoveredPrefix(cat *catalog.Catalog, name string) string {
-	i := strings.IndexByte(name, '/')
-	if i <= 0 || strings.HasSuffix(name, "*") {
-		return ""
-	}
-	if prefix := name[:i+1]; !cat.CoversAll(prefix) {
-		return prefix
-	}
-	return ""
-}
-
-// fallbackLists is one name's three lists, each target marked when nothing
+// fallbackLists are a group's three lists, each target marked when nothing
 // would serve it.
-func fallbackLists(cat *catalog.Catalog, name string) []views.FallbackList {
-	byKind := cat.Fallbacks(name)
+func fallbackLists(g catalog.Group) []views.FallbackList {
 	out := make([]views.FallbackList, len(fallbackKinds))
 	for i, k := range fallbackKinds {
-		targets := byKind[k.kind]
-		l := views.FallbackList{Kind: k.kind, Label: k.label, Help: k.help, Input: strings.Join(targets, ", ")}
-		for _, t := range targets {
-			_, _, routes := cat.Route(t)
-			l.Targets = append(l.Targets, views.FallbackTarget{Name: t, Unknown: !routes})
+		l := views.FallbackList{Kind: k.kind, Label: k.label, Help: k.help}
+		var names []string
+		for _, t := range g.Fallbacks[k.kind] {
+			names = append(names, t.Name)
+			l.Targets = append(l.Targets, views.FallbackTarget{Name: t.Name, Unknown: !t.Routes})
 		}
+		l.Input = strings.Join(names, ", ")
 		out[i] = l
 	}
 	return out
