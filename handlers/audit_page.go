@@ -49,13 +49,8 @@ func (a *App) showAudit(w http.ResponseWriter, r *http.Request) {
 		a.pageError(w, r, err)
 		return
 	}
-	if len(es) > auditPageSize {
-		es = es[:auditPageSize]
-		vm.OlderURL = auditURL(values, es[len(es)-1].ID)
-	}
-	if filter.Before != 0 {
-		vm.NewestURL = auditURL(values, 0)
-	}
+	es, vm.OlderURL, vm.NewestURL = newestFirst(es, auditPageSize, filter.Before, func(e *models.AuditEntry) int64 { return e.ID },
+		func(before int64) string { return auditURL(values, before) })
 	for i := range es {
 		vm.Rows = append(vm.Rows, auditRow(&es[i]))
 	}

@@ -43,13 +43,8 @@ func (a *App) showLogs(w http.ResponseWriter, r *http.Request) {
 		a.pageError(w, r, err)
 		return
 	}
-	if len(logs) > logsPageSize {
-		logs = logs[:logsPageSize]
-		vm.OlderURL = logsURL(values, logs[len(logs)-1].ID)
-	}
-	if filter.BeforeID != 0 {
-		vm.NewestURL = logsURL(values, 0)
-	}
+	logs, vm.OlderURL, vm.NewestURL = newestFirst(logs, logsPageSize, filter.BeforeID, func(l *models.RequestLog) int64 { return l.ID },
+		func(before int64) string { return logsURL(values, before) })
 	for i := range logs {
 		vm.Rows = append(vm.Rows, logRow(&logs[i], keys))
 	}

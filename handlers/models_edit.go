@@ -24,7 +24,7 @@ func (a *App) setEntryWeight(w http.ResponseWriter, r *http.Request) {
 		a.pageError(w, r, err)
 		return
 	}
-	raw := strings.TrimSpace(r.PostFormValue("weight"))
+	raw := formValue(r, "weight")
 	weight, err := a.parseWeight(raw)
 	if err == nil {
 		_, err = a.store.UpdateDeployment(r.Context(), d.ID, func(d *models.Deployment) error {
@@ -89,7 +89,7 @@ func (a *App) deleteEntry(w http.ResponseWriter, r *http.Request) {
 func (a *App) setFallbacksForm(w http.ResponseWriter, r *http.Request) {
 	raw := r.PostFormValue("targets")
 	in := fallbackInput{
-		PublicName: strings.TrimSpace(r.PostFormValue("public_name")),
+		PublicName: formValue(r, "public_name"),
 		Kind:       r.PostFormValue("kind"),
 		Targets:    splitTargets(raw),
 	}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"gateway/models"
 	"gateway/views"
@@ -83,17 +82,17 @@ func valueOr[T any](p *T, def T) T {
 // do not parse are field errors; blank optional fields are unset.
 func parseModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValues, *inputError) {
 	v := views.ModelEntryValues{
-		PublicName:      strings.TrimSpace(r.PostFormValue("public_name")),
-		ProviderID:      strings.TrimSpace(r.PostFormValue("provider_id")),
-		UpstreamModel:   strings.TrimSpace(r.PostFormValue("upstream_model")),
-		Weight:          strings.TrimSpace(r.PostFormValue("weight")),
-		CooldownSeconds: strings.TrimSpace(r.PostFormValue("cooldown_seconds")),
-		TimeoutSeconds:  strings.TrimSpace(r.PostFormValue("timeout_seconds")),
-		ContextWindow:   strings.TrimSpace(r.PostFormValue("context_window")),
-		BaseModel:       strings.TrimSpace(r.PostFormValue("base_model")),
-		RPMLimit:        strings.TrimSpace(r.PostFormValue("rpm_limit")),
-		TPMLimit:        strings.TrimSpace(r.PostFormValue("tpm_limit")),
-		Priority:        strings.TrimSpace(r.PostFormValue("priority")),
+		PublicName:      formValue(r, "public_name"),
+		ProviderID:      formValue(r, "provider_id"),
+		UpstreamModel:   formValue(r, "upstream_model"),
+		Weight:          formValue(r, "weight"),
+		CooldownSeconds: formValue(r, "cooldown_seconds"),
+		TimeoutSeconds:  formValue(r, "timeout_seconds"),
+		ContextWindow:   formValue(r, "context_window"),
+		BaseModel:       formValue(r, "base_model"),
+		RPMLimit:        formValue(r, "rpm_limit"),
+		TPMLimit:        formValue(r, "tpm_limit"),
+		Priority:        formValue(r, "priority"),
 		Enabled:         r.PostFormValue("enabled") == "true",
 	}
 	p := formParser{}

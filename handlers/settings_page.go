@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"gateway/models"
 	"gateway/views"
@@ -30,9 +29,9 @@ func (a *App) showSettingsPage(w http.ResponseWriter, r *http.Request) {
 // putSettings). Every field is required: the form always shows the value.
 func (a *App) saveSettingsForm(w http.ResponseWriter, r *http.Request) {
 	f := views.SettingsForm{CSRFToken: sessionFrom(r.Context()).csrfToken(), Values: views.SettingsValues{
-		LogRetentionDays:           strings.TrimSpace(r.PostFormValue("log_retention_days")),
-		HealthCheckIntervalMinutes: strings.TrimSpace(r.PostFormValue("health_check_interval_minutes")),
-		ResponsesRetentionDays:     strings.TrimSpace(r.PostFormValue("responses_retention_days")),
+		LogRetentionDays:           formValue(r, "log_retention_days"),
+		HealthCheckIntervalMinutes: formValue(r, "health_check_interval_minutes"),
+		ResponsesRetentionDays:     formValue(r, "responses_retention_days"),
 		AllowUnpricedWithBudget:    r.PostFormValue("allow_unpriced_with_budget") == "true",
 	}}
 	p := formParser{}
