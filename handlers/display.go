@@ -157,3 +157,31 @@ func shorten(s string, n int) string {
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
 }
+
+// tierText names an entry's priority as the pages show it: "tier 0".
+func tierText(priority int) string {
+	return "tier " + strconv.Itoa(priority)
+}
+
+// limitsText is an entry's rate limits, "60 rpm · 100k tpm"; "" without any.
+func limitsText(rpm, tpm *int) string {
+	var parts []string
+	if rpm != nil {
+		parts = append(parts, compactText(float64(*rpm))+" rpm")
+	}
+	if tpm != nil {
+		parts = append(parts, compactText(float64(*tpm))+" tpm")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// formatNumber is a number as the pages show it, a plain decimal.
+func formatNumber(f float64) string { return pricing.Decimal(f) }
+
+// priceText is a price per million tokens, "?" when there is none.
+func priceText(p pricing.Price) string {
+	if !p.Known() {
+		return "?"
+	}
+	return p.Rate.String()
+}

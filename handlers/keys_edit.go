@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 
 	"gateway/models"
@@ -51,12 +50,8 @@ func keyValuesOf(k *models.VirtualKey) views.KeyValues {
 		BudgetDuration: k.BudgetDuration,
 		RPMLimit:       formatOptional(k.RPMLimit),
 		TPMLimit:       formatOptional(k.TPMLimit),
-	}
-	if k.UserID != nil {
-		v.UserID = strconv.FormatInt(*k.UserID, 10)
-	}
-	if k.TeamID != nil {
-		v.TeamID = strconv.FormatInt(*k.TeamID, 10)
+		UserID:         formatID(k.UserID),
+		TeamID:         formatID(k.TeamID),
 	}
 	if k.ExpiresAt != nil {
 		v.ExpiresAt = k.ExpiresAt.UTC().Format("2006-01-02T15:04")

@@ -17,6 +17,22 @@ import (
 // which the layout's htmx-config swaps), and a browser without htmx with a
 // 303 back to /models, or the whole page around the error.
 
+// inlineEdit is an inline form of the Models page that comes back with an
+// error: which form, what was typed and what is wrong.
+type inlineEdit struct {
+	publicName string
+	entryID    int64  // weight and enabled forms
+	field      string // "weight", "enabled" or "fallback"
+	kind       string // fallback forms
+	value      string
+	msg        string
+	// errors by field, for the forms of several fields ("entry", "settings")
+	errors    map[string]string
+	values    views.ModelEntryValues // "entry"
+	settings  views.PoolSettingsForm // "settings"
+	providers []views.Option         // "entry", filled in by applyEdit
+}
+
 // setEntryWeight handles POST /models/{id}/weight; an empty weight is unset.
 func (a *App) setEntryWeight(w http.ResponseWriter, r *http.Request) {
 	d, err := a.formEntry(r)
@@ -312,4 +328,38 @@ func optionalInt(n *int) string {
 		return ""
 	}
 	return strconv.Itoa(*n)
+}
+
+// applyTo puts the typed value and the error into the form it came from.
+func (e *inlineEdit) applyTo(g *views.PoolGroup) {
+	if e.field == "fallback" {
+		for i := range g.Fallbacks {
+			if g.Fallbacks[i].Kind == e.kind {
+				g.Fallbacks[i].Input, g.Fallbacks[i].Error = e.value, e.msg
+			}
+		}
+		return
+	}
+	if e.field == "settings" {
+		g.Settings = e.settings
+		g.Settings.Errors = e.errors
+		return
+	}
+	for i := range g.Members {
+		m := &g.Members[i]
+		if m.ID != e.entryID {
+			continue
+		}
+		switch e.field {
+		case "entry":
+			m.Edit = &views.ModelEntryForm{
+				IDPrefix: "edit-" + strconv.FormatInt(m.ID, 10) + "-", CSRFToken: g.CSRFToken,
+				Providers: e.providers, Values: e.values, Errors: e.errors,
+			}
+		case "weight":
+			m.WeightInput, m.WeightError = e.value, e.msg
+		default:
+			m.ToggleError = e.msg
+		}
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"gateway/models"
 	"gateway/proxy/pricing"
@@ -128,39 +127,12 @@ func modelEntryRow(d *models.Deployment, cat *pricing.Catalog) views.ModelEntry 
 	return e
 }
 
-// tierText names an entry's priority as the pages show it: "tier 0".
-func tierText(priority int) string {
-	return "tier " + strconv.Itoa(priority)
-}
-
-// limitsText is an entry's rate limits, "60 rpm · 100k tpm"; "" without any.
-func limitsText(rpm, tpm *int) string {
-	var parts []string
-	if rpm != nil {
-		parts = append(parts, compactText(float64(*rpm))+" rpm")
-	}
-	if tpm != nil {
-		parts = append(parts, compactText(float64(*tpm))+" tpm")
-	}
-	return strings.Join(parts, " · ")
-}
-
 func providerOptions(ps []models.Provider) []views.Option {
 	opts := make([]views.Option, len(ps))
 	for i, p := range ps {
 		opts[i] = views.Option{Value: strconv.FormatInt(p.ID, 10), Label: fmt.Sprintf("%s (%s)", p.Name, p.APIType)}
 	}
 	return opts
-}
-
-func formatNumber(f float64) string { return pricing.Decimal(f) }
-
-// priceText is a price per million tokens, "?" when there is none.
-func priceText(p pricing.Price) string {
-	if !p.Known() {
-		return "?"
-	}
-	return p.Rate.String()
 }
 
 // addProviderHint is the curl command that adds a first provider.

@@ -3,7 +3,6 @@ package handlers
 import (
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,22 +19,6 @@ var fallbackKinds = []struct{ kind, label, help string }{
 	{models.FallbackGeneral, "General", "any failure after retries, including every member cooling down"},
 	{models.FallbackContextWindow, "Context window", "the prompt is too long for the model"},
 	{models.FallbackContentPolicy, "Content policy", "the upstream refused the content"},
-}
-
-// inlineEdit is an inline form of the Models page that comes back with an
-// error: which form, what was typed and what is wrong.
-type inlineEdit struct {
-	publicName string
-	entryID    int64  // weight and enabled forms
-	field      string // "weight", "enabled" or "fallback"
-	kind       string // fallback forms
-	value      string
-	msg        string
-	// errors by field, for the forms of several fields ("entry", "settings")
-	errors    map[string]string
-	values    views.ModelEntryValues // "entry"
-	settings  views.PoolSettingsForm // "settings"
-	providers []views.Option         // "entry", filled in by poolGroups
 }
 
 // poolSources are what the Models page's groups are built from, read once
@@ -262,38 +245,4 @@ func fallbackLists(g catalog.Group) []views.FallbackList {
 		out[i] = l
 	}
 	return out
-}
-
-// applyTo puts the typed value and the error into the form it came from.
-func (e *inlineEdit) applyTo(g *views.PoolGroup) {
-	if e.field == "fallback" {
-		for i := range g.Fallbacks {
-			if g.Fallbacks[i].Kind == e.kind {
-				g.Fallbacks[i].Input, g.Fallbacks[i].Error = e.value, e.msg
-			}
-		}
-		return
-	}
-	if e.field == "settings" {
-		g.Settings = e.settings
-		g.Settings.Errors = e.errors
-		return
-	}
-	for i := range g.Members {
-		m := &g.Members[i]
-		if m.ID != e.entryID {
-			continue
-		}
-		switch e.field {
-		case "entry":
-			m.Edit = &views.ModelEntryForm{
-				IDPrefix: "edit-" + strconv.FormatInt(m.ID, 10) + "-", CSRFToken: g.CSRFToken,
-				Providers: e.providers, Values: e.values, Errors: e.errors,
-			}
-		case "weight":
-			m.WeightInput, m.WeightError = e.value, e.msg
-		default:
-			m.ToggleError = e.msg
-		}
-	}
 }
