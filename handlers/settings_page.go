@@ -25,15 +25,20 @@ func (a *App) showSettingsPage(w http.ResponseWriter, r *http.Request) {
 	a.renderPage(w, r, http.StatusOK, "Settings", "settings", views.SettingsContent(f))
 }
 
-// saveSettingsForm handles POST /settings with the API's rules (see
-// putSettings). Every field is required: the form always shows the value.
-func (a *App) saveSettingsForm(w http.ResponseWriter, r *http.Request) {
-	f := views.SettingsForm{CSRFToken: sessionFrom(r.Context()).csrfToken(), Values: views.SettingsValues{
+// settingsValuesOf is the settings form as typed.
+func settingsValuesOf(r *http.Request) views.SettingsValues {
+	return views.SettingsValues{
 		LogRetentionDays:           formValue(r, "log_retention_days"),
 		HealthCheckIntervalMinutes: formValue(r, "health_check_interval_minutes"),
 		ResponsesRetentionDays:     formValue(r, "responses_retention_days"),
 		AllowUnpricedWithBudget:    r.PostFormValue("allow_unpriced_with_budget") == "true",
-	}}
+	}
+}
+
+// saveSettingsForm handles POST /settings with the API's rules (see
+// putSettings). Every field is required: the form always shows the value.
+func (a *App) saveSettingsForm(w http.ResponseWriter, r *http.Request) {
+	f := views.SettingsForm{CSRFToken: sessionFrom(r.Context()).csrfToken(), Values: settingsValuesOf(r)}
 	p := formParser{}
 	in := settingsJSON{
 		LogRetentionDays:           p.requiredInt("log_retention_days", f.Values.LogRetentionDays),
