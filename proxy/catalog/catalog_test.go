@@ -120,7 +120,8 @@ func TestFallbackTargets(t *testing.T) {
 	}
 }
 
-// TestShares: the design's weight rules, as the pages show them and the
+// TestShares: the weight rules (weight/sum of the available members, else
+// uniform; a weight-0 member is a reserve), as the pages show them and the
 // router picks by.
 func TestShares(t *testing.T) {
 	all := func(int) bool { return true }
