@@ -191,21 +191,6 @@ func splitList(s string) []string {
 	return out
 }
 
-// time reads a datetime-local field (or a date) as UTC.
-func (p *formParser) time(field, s string) *time.Time {
-	if s == "" {
-		return nil
-	}
-	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02", time.RFC3339} {
-		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
-			t = t.UTC()
-			return &t
-		}
-	}
-	p.fail(field, "must be a date and time such as 2026-12-31T18:00")
-	return nil
-}
-
 // createKeyPage creates a key and answers with it, once: 201 with the page
 // (or, for htmx, the page's content swapped into #content) showing the key
 // above the list. There is no redirect: the key would have to be kept

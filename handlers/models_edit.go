@@ -302,7 +302,7 @@ func entryValuesOf(d *models.Deployment) views.ModelEntryValues {
 		PublicName:      d.PublicName,
 		ProviderID:      strconv.FormatInt(d.ProviderID, 10),
 		UpstreamModel:   d.UpstreamModel,
-		Weight:          optionalNumber(d.Weight),
+		Weight:          formatOptional(d.Weight),
 		CooldownSeconds: optionalInt(d.CooldownSeconds),
 		TimeoutSeconds:  optionalInt(d.TimeoutSeconds),
 		ContextWindow:   optionalInt(d.ContextWindow),
@@ -314,20 +314,6 @@ func entryValuesOf(d *models.Deployment) views.ModelEntryValues {
 		Enabled:         d.Enabled,
 	}
 	return v
-}
-
-func optionalNumber(f *float64) string {
-	if f == nil {
-		return ""
-	}
-	return formatNumber(*f)
-}
-
-func optionalInt(n *int) string {
-	if n == nil {
-		return ""
-	}
-	return strconv.Itoa(*n)
 }
 
 // applyTo puts the typed value and the error into the form it came from.

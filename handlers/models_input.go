@@ -2,9 +2,7 @@ package handlers
 
 import (
 	"context"
-	"math"
 	"net/http"
-	"strconv"
 
 	"gateway/models"
 	"gateway/views"
@@ -116,42 +114,6 @@ func parseModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValu
 		in.ProviderID = int64(*id)
 	}
 	return in, v, p.err
-}
-
-// formParser collects the errors of form fields that must be numbers.
-type formParser struct {
-	err *inputError
-}
-
-func (p *formParser) fail(field, msg string) {
-	if p.err == nil {
-		p.err = &inputError{}
-	}
-	p.err.fields = append(p.err.fields, fieldError{Field: field, Message: msg})
-}
-
-func (p *formParser) float(field, s string) *float64 {
-	if s == "" {
-		return nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		p.fail(field, "must be a number")
-		return nil
-	}
-	return &f
-}
-
-func (p *formParser) int(field, s string) *int {
-	if s == "" {
-		return nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		p.fail(field, "must be a whole number")
-		return nil
-	}
-	return &n
 }
 
 // storeModelEntry stores the entry described by in.

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -278,16 +277,6 @@ func usageText(used int64, limit *int, unit string) string {
 	return compactText(float64(used)) + "/" + compactText(float64(*limit)) + " " + unit
 }
 
-// formatShare is a fraction 0..1 as a percentage with at most one decimal.
-func formatShare(f float64) string {
-	return strconv.FormatFloat(math.Round(f*1000)/10, 'f', -1, 64) + "%"
-}
-
-// formatTime is a UTC time; the page's column headers say UTC.
-func formatTime(t time.Time) string {
-	return t.UTC().Format("2006-01-02 15:04:05")
-}
-
 // formatLatency is the check's latency; a failed check that never reached
 // the upstream has none.
 func formatLatency(c *models.HealthCheck) string {
@@ -298,24 +287,4 @@ func formatLatency(c *models.HealthCheck) string {
 		return "<1 ms"
 	}
 	return ""
-}
-
-// formatDuration is d in its two largest units: "3d 14h", "5m 3s", "42s".
-func formatDuration(d time.Duration) string {
-	s := int64(d.Round(time.Second) / time.Second)
-	units := []struct {
-		secs int64
-		name string
-	}{{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}}
-	var parts []string
-	for _, u := range units {
-		if n := s / u.secs; n > 0 || (u.secs == 1 && len(parts) == 0) {
-			parts = append(parts, fmt.Sprintf("%d%s", n, u.name))
-			s -= n * u.secs
-		}
-		if len(parts) == 2 {
-			break
-		}
-	}
-	return strings.Join(parts, " ")
 }
