@@ -27,7 +27,10 @@ type tablePage[F, P any] struct {
 	build func(r *http.Request, add F, edit *F) (P, error)
 	// prepare gives a form its token and its choices, and errs when it was
 	// refused.
-	prepare  func(r *http.Request, f F, errs map[string]string) (F, error)
+	prepare func(r *http.Request, f F, errs map[string]string) (F, error)
+	// content is the page's content; table the list alone (nil: rows have
+	// no in-place edit); form the add or edit form alone; editPage the
+	// content of a row's edit page (nil: rows have none).
 	content  func(P) templ.Component
 	table    func(P) templ.Component
 	form     func(F) templ.Component
