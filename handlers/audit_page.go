@@ -10,9 +10,6 @@ import (
 	"gateway/views"
 )
 
-// auditPageSize is how many changes one Audit page shows.
-const auditPageSize = 50
-
 // showAudit shows the Audit page: changes, newest first, filtered by the
 // query (actor, kind, id: the changed thing's) and paged by before, the id
 // the page starts below. Bad filters are shown on the form, 422, without
@@ -43,19 +40,14 @@ func (a *App) showAudit(w http.ResponseWriter, r *http.Request) {
 	if values.ID != "" {
 		vm.History = values.Kind + " " + values.ID
 	}
-	filter.Limit = auditPageSize + 1 // one more tells whether there is an older page
+	filter.Limit = pageFetch
 	es, err := a.store.ListAudit(r.Context(), filter)
 	if err != nil {
 		a.pageError(w, r, err)
 		return
 	}
-	if len(es) > auditPageSize {
-		es = es[:auditPageSize]
-		vm.OlderURL = auditURL(values, es[len(es)-1].ID)
-	}
-	if filter.Before != 0 {
-		vm.NewestURL = auditURL(values, 0)
-	}
+	es, vm.OlderURL, vm.NewestURL = newestFirst(es, filter.Before, func(e *models.AuditEntry) int64 { return e.ID },
+		func(before int64) string { return auditURL(values, before) })
 	for i := range es {
 		vm.Rows = append(vm.Rows, auditRow(&es[i]))
 	}

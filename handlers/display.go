@@ -157,3 +157,61 @@ func shorten(s string, n int) string {
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
 }
+
+// tierText names an entry's priority as the pages show it: "tier 0".
+func tierText(priority int) string {
+	return "tier " + strconv.Itoa(priority)
+}
+
+// limitsText is an entry's rate limits, "60 rpm · 100k tpm"; "" without any.
+func limitsText(rpm, tpm *int) string {
+	var parts []string
+	if rpm != nil {
+		parts = append(parts, compactText(float64(*rpm))+" rpm")
+	}
+	if tpm != nil {
+		parts = append(parts, compactText(float64(*tpm))+" tpm")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// formatNumber is a number as the pages show it, a plain decimal.
+func formatNumber(f float64) string { return pricing.Decimal(f) }
+
+// priceText is a price per million tokens, "?" when there is none.
+func priceText(p pricing.Price) string {
+	if !p.Known() {
+		return "?"
+	}
+	return p.Rate.String()
+}
+
+// formatShare is a fraction 0..1 as a percentage with at most one decimal.
+func formatShare(f float64) string {
+	return strconv.FormatFloat(math.Round(f*1000)/10, 'f', -1, 64) + "%"
+}
+
+// formatTime is a UTC time; the page's column headers say UTC.
+func formatTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02 15:04:05")
+}
+
+// formatDuration is d in its two largest units: "3d 14h", "5m 3s", "42s".
+func formatDuration(d time.Duration) string {
+	s := int64(d.Round(time.Second) / time.Second)
+	units := []struct {
+		secs int64
+		name string
+	}{{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}}
+	var parts []string
+	for _, u := range units {
+		if n := s / u.secs; n > 0 || (u.secs == 1 && len(parts) == 0) {
+			parts = append(parts, fmt.Sprintf("%d%s", n, u.name))
+			s -= n * u.secs
+		}
+		if len(parts) == 2 {
+			break
+		}
+	}
+	return strings.Join(parts, " ")
+}

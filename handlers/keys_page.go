@@ -13,14 +13,34 @@ import (
 	"gateway/views"
 )
 
+// keysTable is the Keys page; a key is edited in its row only.
+func (a *App) keysTable() *tablePage[views.KeyForm, views.KeysPage] {
+	return &tablePage[views.KeyForm, views.KeysPage]{
+		app: a, title: "Keys", list: "keys", what: "key",
+		build: func(r *http.Request, add views.KeyForm, edit *views.KeyForm) (views.KeysPage, error) {
+			vm, err := a.keysPage(r, add)
+			vm.Edit = edit
+			return vm, err
+		},
+		prepare: func(r *http.Request, f views.KeyForm, errs map[string]string) (views.KeyForm, error) {
+			owners, err := a.ownerNames(r)
+			if err != nil {
+				return f, err
+			}
+			if errs != nil {
+				f.Errors = errs
+			}
+			f.CSRFToken = sessionFrom(r.Context()).csrfToken()
+			keyFormChoices(&f, owners)
+			return f, nil
+		},
+		content: views.KeysContent, table: views.KeysTable, form: views.KeyFormPartial,
+	}
+}
+
 // showKeys shows the Keys page.
 func (a *App) showKeys(w http.ResponseWriter, r *http.Request) {
-	vm, err := a.keysPage(r, views.KeyForm{})
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	a.renderPage(w, r, http.StatusOK, "Keys", "keys", views.KeysContent(vm))
+	a.keysTable().show(w, r, views.KeyForm{})
 }
 
 // keysPage builds the Keys page around the create form.
@@ -171,21 +191,6 @@ func splitList(s string) []string {
 	return out
 }
 
-// time reads a datetime-local field (or a date) as UTC.
-func (p *formParser) time(field, s string) *time.Time {
-	if s == "" {
-		return nil
-	}
-	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02", time.RFC3339} {
-		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
-			t = t.UTC()
-			return &t
-		}
-	}
-	p.fail(field, "must be a date and time such as 2026-12-31T18:00")
-	return nil
-}
-
 // createKeyPage creates a key and answers with it, once: 201 with the page
 // (or, for htmx, the page's content swapped into #content) showing the key
 // above the list. There is no redirect: the key would have to be kept
@@ -267,17 +272,4 @@ func (a *App) deleteKeyPage(w http.ResponseWriter, r *http.Request) {
 		err = a.store.DeleteKey(r.Context(), id)
 	}
 	a.finishWrite(w, r, err, "/keys")
-}
-
-// finishWrite ends a page write that has no form to re-render: the error
-// page, or a reload and a redirect to back.
-func (a *App) finishWrite(w http.ResponseWriter, r *http.Request, err error, back string) {
-	if err == nil {
-		err = a.reload(r.Context())
-	}
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	seeOther(w, r, back)
 }

@@ -20,13 +20,7 @@ import (
 func (a *App) showLogin(w http.ResponseWriter, r *http.Request) {
 	s := a.loadSession(r)
 	next := safeNext(r.URL.Query().Get("next"))
-	admin, err := a.sessionAdmin(r, s)
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	if admin != nil {
-		http.Redirect(w, r, next, http.StatusSeeOther)
+	if a.signedIn(w, r, s, next) {
 		return
 	}
 	form := views.LoginForm{}
@@ -34,6 +28,21 @@ func (a *App) showLogin(w http.ResponseWriter, r *http.Request) {
 		form.Next = next
 	}
 	a.renderLogin(w, r, s, http.StatusOK, form)
+}
+
+// signedIn answers a visitor who is signed in already with a redirect to
+// next (or the error page), and reports whether it did.
+func (a *App) signedIn(w http.ResponseWriter, r *http.Request, s *session, next string) bool {
+	admin, err := a.sessionAdmin(r, s)
+	if err != nil {
+		a.pageError(w, r, err)
+		return true
+	}
+	if admin != nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return true
+	}
+	return false
 }
 
 // safeNext is the page to go to after sign-in: a path of this site, never

@@ -12,9 +12,6 @@ import (
 	"gateway/views"
 )
 
-// logsPageSize is how many request logs one page shows.
-const logsPageSize = 50
-
 // showLogs shows the Logs page: recent requests, newest first, filtered by
 // the query (model, provider, key_id, status, request_id, from, to, errors)
 // and paged by before, the id the page starts below. Bad filters are shown
@@ -37,19 +34,14 @@ func (a *App) showLogs(w http.ResponseWriter, r *http.Request) {
 	}
 	values = withInputTimes(values, filter)
 	vm.Filter.Values = values
-	filter.Limit = logsPageSize + 1 // one more tells whether there is an older page
+	filter.Limit = pageFetch
 	logs, err := a.store.ListRequestLogs(r.Context(), filter)
 	if err != nil {
 		a.pageError(w, r, err)
 		return
 	}
-	if len(logs) > logsPageSize {
-		logs = logs[:logsPageSize]
-		vm.OlderURL = logsURL(values, logs[len(logs)-1].ID)
-	}
-	if filter.BeforeID != 0 {
-		vm.NewestURL = logsURL(values, 0)
-	}
+	logs, vm.OlderURL, vm.NewestURL = newestFirst(logs, filter.BeforeID, func(l *models.RequestLog) int64 { return l.ID },
+		func(before int64) string { return logsURL(values, before) })
 	for i := range logs {
 		vm.Rows = append(vm.Rows, logRow(&logs[i], keys))
 	}

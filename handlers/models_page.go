@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"gateway/models"
 	"gateway/proxy/pricing"
@@ -41,32 +40,13 @@ func (a *App) createModelEntry(w http.ResponseWriter, r *http.Request) {
 		a.rerenderModelEntryForm(w, r, values, input)
 		return
 	}
-	if err == nil {
-		err = a.reload(r.Context())
-	}
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	seeOther(w, r, "/models")
+	a.finishWrite(w, r, err, "/models")
 }
 
 // readModelEntryForm parses and validates the form with the API's rules.
 func (a *App) readModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValues, error) {
 	in, values, parseErr := parseModelEntryForm(r)
-	err := a.validateStruct(&in)
-	var input *inputError
-	if !errors.As(err, &input) {
-		if parseErr != nil {
-			return in, values, parseErr
-		}
-		return in, values, err
-	}
-	if parseErr != nil {
-		// Parse errors first: "must be a number" says more than "is required".
-		input.fields = append(parseErr.fields, input.fields...)
-	}
-	return in, values, input
+	return in, values, joinInputErrors(parseErr, a.validateStruct(&in))
 }
 
 func (a *App) rerenderModelEntryForm(w http.ResponseWriter, r *http.Request, values views.ModelEntryValues, input *inputError) {
@@ -147,39 +127,12 @@ func modelEntryRow(d *models.Deployment, cat *pricing.Catalog) views.ModelEntry 
 	return e
 }
 
-// tierText names an entry's priority as the pages show it: "tier 0".
-func tierText(priority int) string {
-	return "tier " + strconv.Itoa(priority)
-}
-
-// limitsText is an entry's rate limits, "60 rpm · 100k tpm"; "" without any.
-func limitsText(rpm, tpm *int) string {
-	var parts []string
-	if rpm != nil {
-		parts = append(parts, compactText(float64(*rpm))+" rpm")
-	}
-	if tpm != nil {
-		parts = append(parts, compactText(float64(*tpm))+" tpm")
-	}
-	return strings.Join(parts, " · ")
-}
-
 func providerOptions(ps []models.Provider) []views.Option {
 	opts := make([]views.Option, len(ps))
 	for i, p := range ps {
 		opts[i] = views.Option{Value: strconv.FormatInt(p.ID, 10), Label: fmt.Sprintf("%s (%s)", p.Name, p.APIType)}
 	}
 	return opts
-}
-
-func formatNumber(f float64) string { return pricing.Decimal(f) }
-
-// priceText is a price per million tokens, "?" when there is none.
-func priceText(p pricing.Price) string {
-	if !p.Known() {
-		return "?"
-	}
-	return p.Rate.String()
 }
 
 // addProviderHint is the curl command that adds a first provider.

@@ -157,7 +157,8 @@ func TestModelsPageGroups(t *testing.T) {
 			t.Errorf("default fallbacks: %q", defaults.Text())
 		}
 
-		// The seed's trap: all 0/unset with an explicit 0 in a pool of two or more.
+		// The zero-weight trap: all 0 or unset, one explicitly 0, in a pool of two
+		// or more: shares are uniform, so the parked member is picked as often.
 		if testid(mpGroup(doc, "zeros"), "pool-zero-weight-warning").Length() != 1 {
 			t.Error("zeros (0 and unset) has no warning")
 		}

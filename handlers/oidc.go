@@ -154,13 +154,7 @@ func (a *App) ssoLogin(w http.ResponseWriter, r *http.Request) {
 		a.ssoFailed(w, r, s, next, refused(models.ErrNotFound, "Single sign-on is not configured on this gateway.", nil))
 		return
 	}
-	admin, err := a.sessionAdmin(r, s)
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	if admin != nil {
-		http.Redirect(w, r, next, http.StatusSeeOther)
+	if a.signedIn(w, r, s, next) {
 		return
 	}
 	p, err := a.sso.discover(r.Context())

@@ -3,34 +3,38 @@ package handlers
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/a-h/templ"
+	"time"
 
 	"gateway/models"
 	"gateway/views"
 )
 
-// This file holds what the Providers, Keys, Teams, Users and Sticky pages'
-// forms share: re-rendering a refused form, and reading typed fields.
+// This file holds what the pages' forms share: finishing a write, and
+// reading typed fields.
 
-// rerenderForm answers a form that was refused with 422: the form alone for
-// htmx, which swaps it in place (see views.HTMXConfig), and otherwise the
-// whole page that page builds, with the form and its errors inside.
-func (a *App) rerenderForm(w http.ResponseWriter, r *http.Request, title, active string, form templ.Component, page func() (templ.Component, error)) {
-	if isHTMX(r) {
-		w.Header().Add("Vary", "HX-Request")
-		a.render(w, r, http.StatusUnprocessableEntity, form)
-		return
+// finishWrite ends a page write that has no form to re-render: the error
+// page, or a reload and a redirect to back.
+func (a *App) finishWrite(w http.ResponseWriter, r *http.Request, err error, back string) {
+	if a.reloaded(w, r, err) {
+		seeOther(w, r, back)
 	}
-	content, err := page()
+}
+
+// reloaded reloads the routing table after a write that returned err, and
+// reports whether it did; if not, it has answered with the error page.
+func (a *App) reloaded(w http.ResponseWriter, r *http.Request, err error) bool {
+	if err == nil {
+		err = a.reload(r.Context())
+	}
 	if err != nil {
 		a.pageError(w, r, err)
-		return
+		return false
 	}
-	a.renderPage(w, r, http.StatusUnprocessableEntity, title, active, content)
+	return true
 }
 
 // formInputError is err as errors a form shows in place, and whether it is
@@ -55,7 +59,7 @@ func joinInputErrors(parse *inputError, err error) error {
 	}
 	var input *inputError
 	if errors.As(err, &input) {
-		return &inputError{fields: append(parse.fields, input.fields...)}
+		return &inputError{fields: append(append([]fieldError{}, parse.fields...), input.fields...)}
 	}
 	if err != nil {
 		return err
@@ -77,6 +81,42 @@ func formBool(r *http.Request, name string) bool {
 	return false
 }
 
+// formParser collects the errors of form fields that must be numbers.
+type formParser struct {
+	err *inputError
+}
+
+func (p *formParser) fail(field, msg string) {
+	if p.err == nil {
+		p.err = &inputError{}
+	}
+	p.err.fields = append(p.err.fields, fieldError{Field: field, Message: msg})
+}
+
+func (p *formParser) float(field, s string) *float64 {
+	if s == "" {
+		return nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		p.fail(field, "must be a number")
+		return nil
+	}
+	return &f
+}
+
+func (p *formParser) int(field, s string) *int {
+	if s == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		p.fail(field, "must be a whole number")
+		return nil
+	}
+	return &n
+}
+
 // id reads a select's id: blank is none.
 func (p *formParser) id(field, s string) *int64 {
 	if s == "" {
@@ -88,6 +128,21 @@ func (p *formParser) id(field, s string) *int64 {
 		return nil
 	}
 	return &n
+}
+
+// time reads a datetime-local field (or a date) as UTC.
+func (p *formParser) time(field, s string) *time.Time {
+	if s == "" {
+		return nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02", time.RFC3339} {
+		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
+			t = t.UTC()
+			return &t
+		}
+	}
+	p.fail(field, "must be a date and time such as 2026-12-31T18:00")
+	return nil
 }
 
 // budget reads a budget's fields of a key's, a user's or a team's form.
@@ -127,6 +182,14 @@ func formatOptional[T int | int64 | float64](p *T) string {
 		return ""
 	}
 	return formatNumber(float64(*p))
+}
+
+// optionalInt shows an optional whole number; blank when unset.
+func optionalInt(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.Itoa(*n)
 }
 
 func idOption(id int64, label string) views.Option {

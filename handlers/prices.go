@@ -133,7 +133,7 @@ func (f *priceFields) byName() map[string]**float64 {
 func priceForm(r *http.Request, p *formParser) (map[string]string, priceFields) {
 	values := make(map[string]string, len(priceFormNames))
 	for _, name := range priceFormNames {
-		values[name] = strings.TrimSpace(r.PostFormValue(name))
+		values[name] = formValue(r, name)
 	}
 	var f priceFields
 	for name, dst := range f.byName() {

@@ -8,21 +8,34 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/a-h/templ"
-
 	"gateway/models"
 	"gateway/proxy/providers"
 	"gateway/views"
 )
 
+// providersTable is the Providers page; a provider is edited on a page of
+// its own.
+func (a *App) providersTable() *tablePage[views.ProviderForm, views.ProvidersPage] {
+	return &tablePage[views.ProviderForm, views.ProvidersPage]{
+		app: a, title: "Providers", list: "providers", what: "provider",
+		build: func(r *http.Request, add views.ProviderForm, _ *views.ProviderForm) (views.ProvidersPage, error) {
+			return a.providersPage(r, add)
+		},
+		prepare: func(r *http.Request, f views.ProviderForm, errs map[string]string) (views.ProviderForm, error) {
+			f.CSRFToken = sessionFrom(r.Context()).csrfToken()
+			if errs != nil {
+				f.Errors = errs
+				f.SecretsAgain = typedSecrets(r)
+			}
+			return f, nil
+		},
+		content: views.ProvidersContent, form: views.ProviderFormPartial, editPage: views.EditProviderContent,
+	}
+}
+
 // showProviders shows the Providers page.
 func (a *App) showProviders(w http.ResponseWriter, r *http.Request) {
-	vm, err := a.providersPage(r, newProviderForm())
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	a.renderPage(w, r, http.StatusOK, "Providers", "providers", views.ProvidersContent(vm))
+	a.providersTable().show(w, r, newProviderForm())
 }
 
 // providersPage builds the Providers page around the add form.
@@ -97,34 +110,7 @@ func (a *App) createProviderPage(w http.ResponseWriter, r *http.Request) {
 		in.applyTo(&p)
 		err = a.store.CreateProvider(r.Context(), &p, in.secrets())
 	}
-	a.providerSaved(w, r, in, nil, err)
-}
-
-// providerSaved finishes an add (stored nil) or an edit of stored: the form
-// again with its errors, or a reload and back to the list.
-func (a *App) providerSaved(w http.ResponseWriter, r *http.Request, in providerInput, stored *models.Provider, err error) {
-	if input, ok := formInputError(err, "provider", in.Name); ok {
-		form := providerForm(in, stored)
-		form.Errors = input.byField()
-		form.CSRFToken = sessionFrom(r.Context()).csrfToken()
-		form.SecretsAgain = typedSecrets(r)
-		a.rerenderForm(w, r, "Providers", "providers", views.ProviderFormPartial(form), func() (templ.Component, error) {
-			if stored != nil {
-				return views.EditProviderContent(stored.Name, form), nil
-			}
-			vm, err := a.providersPage(r, form)
-			return views.ProvidersContent(vm), err
-		})
-		return
-	}
-	if err == nil {
-		err = a.reload(r.Context())
-	}
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	seeOther(w, r, "/providers")
+	a.providersTable().added(w, r, providerForm(in, nil), in.Name, err)
 }
 
 // typedSecrets are the labels of the secrets typed into a form, of any
@@ -163,9 +149,7 @@ func (a *App) showEditProvider(w http.ResponseWriter, r *http.Request) {
 		a.pageError(w, r, err)
 		return
 	}
-	form := providerForm(providerInputOf(p), p)
-	form.CSRFToken = sessionFrom(r.Context()).csrfToken()
-	a.renderPage(w, r, http.StatusOK, "Edit "+p.Name, "providers", views.EditProviderContent(p.Name, form))
+	a.providersTable().showEdit(w, r, p.Name, providerForm(providerInputOf(p), p))
 }
 
 // updateProviderPage saves the edit form; an empty secret keeps the stored one.
@@ -185,7 +169,7 @@ func (a *App) updateProviderPage(w http.ResponseWriter, r *http.Request) {
 			return nil
 		})
 	}
-	a.providerSaved(w, r, in, p, err)
+	a.providersTable().updated(w, r, providerForm(in, p), in.Name, p.Name, err)
 }
 
 // showProviderFields answers the base URL and the fields of the api_type a
@@ -217,14 +201,9 @@ func (a *App) showProviderFields(w http.ResponseWriter, r *http.Request) {
 	case isHTMX(r):
 		a.render(w, r, http.StatusOK, views.ProviderTypeFields(form))
 	case stored != nil:
-		a.renderPage(w, r, http.StatusOK, "Edit "+stored.Name, "providers", views.EditProviderContent(stored.Name, form))
+		a.providersTable().showEdit(w, r, stored.Name, form)
 	default:
-		vm, err := a.providersPage(r, form)
-		if err != nil {
-			a.pageError(w, r, err)
-			return
-		}
-		a.renderPage(w, r, http.StatusOK, "Providers", "providers", views.ProvidersContent(vm))
+		a.providersTable().show(w, r, form)
 	}
 }
 
@@ -241,41 +220,42 @@ func (a *App) deleteProviderPage(w http.ResponseWriter, r *http.Request) {
 		a.providerInUse(w, r, p)
 		return
 	}
-	if err == nil {
-		err = a.reload(r.Context())
-	}
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	seeOther(w, r, "/providers")
+	a.finishWrite(w, r, err, "/providers")
 }
 
 func (a *App) providerInUse(w http.ResponseWriter, r *http.Request, p *models.Provider) {
+	a.renderProviders(w, r, http.StatusUnprocessableEntity, func(vm *views.ProvidersPage) {
+		n := 0
+		for _, row := range vm.Providers {
+			if row.ID == p.ID {
+				n = row.Entries
+			}
+		}
+		vm.DeleteErrorID = p.ID
+		uses := plural(n, "model entry", "model entries") + " use it"
+		if n == 1 {
+			uses = "1 model entry uses it"
+		}
+		vm.DeleteError = fmt.Sprintf("%s cannot be deleted: %s. Delete those entries or move them to another provider first (Models page).",
+			p.Name, uses)
+	})
+}
+
+// renderProviders answers with the Providers page as set changes it: the
+// list alone for htmx, the whole page otherwise.
+func (a *App) renderProviders(w http.ResponseWriter, r *http.Request, status int, set func(*views.ProvidersPage)) {
 	vm, err := a.providersPage(r, newProviderForm())
 	if err != nil {
 		a.pageError(w, r, err)
 		return
 	}
-	n := 0
-	for _, row := range vm.Providers {
-		if row.ID == p.ID {
-			n = row.Entries
-		}
-	}
-	vm.DeleteErrorID = p.ID
-	uses := plural(n, "model entry", "model entries") + " use it"
-	if n == 1 {
-		uses = "1 model entry uses it"
-	}
-	vm.DeleteError = fmt.Sprintf("%s cannot be deleted: %s. Delete those entries or move them to another provider first (Models page).",
-		p.Name, uses)
+	set(&vm)
 	if isHTMX(r) {
 		w.Header().Add("Vary", "HX-Request")
-		a.render(w, r, http.StatusUnprocessableEntity, views.ProvidersList(vm))
+		a.render(w, r, status, views.ProvidersList(vm))
 		return
 	}
-	a.renderPage(w, r, http.StatusUnprocessableEntity, "Providers", "providers", views.ProvidersContent(vm))
+	a.renderPage(w, r, status, "Providers", "providers", views.ProvidersContent(vm))
 }
 
 // testProviderPage makes a cheap authenticated call to the provider and
@@ -292,13 +272,7 @@ func (a *App) testProviderPage(w http.ResponseWriter, r *http.Request) {
 		a.render(w, r, http.StatusOK, views.ProviderCheckResult(check))
 		return
 	}
-	vm, err := a.providersPage(r, newProviderForm())
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	vm.Check = &check
-	a.renderPage(w, r, http.StatusOK, "Providers", "providers", views.ProvidersContent(vm))
+	a.renderProviders(w, r, http.StatusOK, func(vm *views.ProvidersPage) { vm.Check = &check })
 }
 
 // pageProvider loads the provider of the URL's {id}.

@@ -37,6 +37,23 @@ func (a *App) renderPage(w http.ResponseWriter, r *http.Request, status int, tit
 	a.render(w, r, status, views.Layout(a.page(r, title, active), content))
 }
 
+// rerenderForm answers a form that was refused with 422: the form alone for
+// htmx, which swaps it in place (see views.HTMXConfig), and otherwise the
+// whole page that page builds, with the form and its errors inside.
+func (a *App) rerenderForm(w http.ResponseWriter, r *http.Request, title, active string, form templ.Component, page func() (templ.Component, error)) {
+	if isHTMX(r) {
+		w.Header().Add("Vary", "HX-Request")
+		a.render(w, r, http.StatusUnprocessableEntity, form)
+		return
+	}
+	content, err := page()
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	a.renderPage(w, r, http.StatusUnprocessableEntity, title, active, content)
+}
+
 // page is what the layout needs from the request's session.
 func (a *App) page(r *http.Request, title, active string) views.Page {
 	s := sessionFrom(r.Context())

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"gateway/models"
 	"gateway/views"
@@ -26,15 +25,20 @@ func (a *App) showSettingsPage(w http.ResponseWriter, r *http.Request) {
 	a.renderPage(w, r, http.StatusOK, "Settings", "settings", views.SettingsContent(f))
 }
 
+// settingsValuesOf is the settings form as typed.
+func settingsValuesOf(r *http.Request) views.SettingsValues {
+	return views.SettingsValues{
+		LogRetentionDays:           formValue(r, "log_retention_days"),
+		HealthCheckIntervalMinutes: formValue(r, "health_check_interval_minutes"),
+		ResponsesRetentionDays:     formValue(r, "responses_retention_days"),
+		AllowUnpricedWithBudget:    r.PostFormValue("allow_unpriced_with_budget") == "true",
+	}
+}
+
 // saveSettingsForm handles POST /settings with the API's rules (see
 // putSettings). Every field is required: the form always shows the value.
 func (a *App) saveSettingsForm(w http.ResponseWriter, r *http.Request) {
-	f := views.SettingsForm{CSRFToken: sessionFrom(r.Context()).csrfToken(), Values: views.SettingsValues{
-		LogRetentionDays:           strings.TrimSpace(r.PostFormValue("log_retention_days")),
-		HealthCheckIntervalMinutes: strings.TrimSpace(r.PostFormValue("health_check_interval_minutes")),
-		ResponsesRetentionDays:     strings.TrimSpace(r.PostFormValue("responses_retention_days")),
-		AllowUnpricedWithBudget:    r.PostFormValue("allow_unpriced_with_budget") == "true",
-	}}
+	f := views.SettingsForm{CSRFToken: sessionFrom(r.Context()).csrfToken(), Values: settingsValuesOf(r)}
 	p := formParser{}
 	in := settingsJSON{
 		LogRetentionDays:           p.requiredInt("log_retention_days", f.Values.LogRetentionDays),
@@ -42,7 +46,7 @@ func (a *App) saveSettingsForm(w http.ResponseWriter, r *http.Request) {
 		ResponsesRetentionDays:     p.requiredInt("responses_retention_days", f.Values.ResponsesRetentionDays),
 		AllowUnpricedWithBudget:    &f.Values.AllowUnpricedWithBudget,
 	}
-	err := withParseErrors(p.err, a.validateStruct(&in))
+	err := joinInputErrors(p.err, a.validateStruct(&in))
 	if err == nil {
 		changes := map[string]string{}
 		for _, field := range settingFields(&in) {

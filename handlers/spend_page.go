@@ -75,11 +75,10 @@ func spendRowOf(r spendRowJSON) views.SpendRow {
 // exportSpend handles GET /spend/export: the Spend page's report as CSV.
 func (a *App) exportSpend(w http.ResponseWriter, r *http.Request) {
 	sq, err := spendQueryOf(r.URL.Query(), time.Now())
-	if err != nil {
-		a.pageError(w, r, err)
-		return
+	var rows []spendRowJSON
+	if err == nil {
+		rows, err = a.spend(r.Context(), sq)
 	}
-	rows, err := a.spend(r.Context(), sq)
 	if err != nil {
 		a.pageError(w, r, err)
 		return

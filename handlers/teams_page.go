@@ -3,20 +3,33 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/a-h/templ"
-
 	"gateway/models"
 	"gateway/views"
 )
 
+// teamsTable is the Teams page; a team is edited in its row or on a page
+// of its own.
+func (a *App) teamsTable() *tablePage[views.TeamForm, views.TeamsPage] {
+	return &tablePage[views.TeamForm, views.TeamsPage]{
+		app: a, title: "Teams", list: "teams", what: "team",
+		build: func(r *http.Request, add views.TeamForm, edit *views.TeamForm) (views.TeamsPage, error) {
+			vm, err := a.teamsPage(r, add)
+			vm.Edit = edit
+			return vm, err
+		},
+		prepare: func(r *http.Request, f views.TeamForm, errs map[string]string) (views.TeamForm, error) {
+			if errs != nil {
+				f.Errors = errs
+			}
+			return teamForm(r, f), nil
+		},
+		content: views.TeamsContent, table: views.TeamsTable, form: views.TeamFormPartial, editPage: views.EditTeamContent,
+	}
+}
+
 // showTeams shows the Teams page.
 func (a *App) showTeams(w http.ResponseWriter, r *http.Request) {
-	vm, err := a.teamsPage(r, views.TeamForm{})
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	a.renderPage(w, r, http.StatusOK, "Teams", "teams", views.TeamsContent(vm))
+	a.teamsTable().show(w, r, views.TeamForm{})
 }
 
 // teamsPage builds the Teams page around the add form.
@@ -87,30 +100,7 @@ func (a *App) createTeamPage(w http.ResponseWriter, r *http.Request) {
 		in.applyTo(&t)
 		err = a.store.CreateTeam(r.Context(), &t)
 	}
-	a.teamSaved(w, r, views.TeamForm{Values: values}, in.Name, "", err)
-}
-
-// teamSaved finishes an add (current "") or an edit of the team named
-// current: the form again with its errors, or a reload and back to the list.
-func (a *App) teamSaved(w http.ResponseWriter, r *http.Request, form views.TeamForm, name, current string, err error) {
-	input, ok := formInputError(err, "team", name)
-	if form.ID != 0 && inPlace(r, "teams") {
-		a.teamSavedInPlace(w, r, form, input, err)
-		return
-	}
-	if !ok {
-		a.finishWrite(w, r, err, "/teams")
-		return
-	}
-	form.Errors = input.byField()
-	form = teamForm(r, form)
-	a.rerenderForm(w, r, "Teams", "teams", views.TeamFormPartial(form), func() (templ.Component, error) {
-		if form.ID != 0 {
-			return views.EditTeamContent(current, form), nil
-		}
-		vm, err := a.teamsPage(r, form)
-		return views.TeamsContent(vm), err
-	})
+	a.teamsTable().added(w, r, views.TeamForm{Values: values}, in.Name, err)
 }
 
 // showEditTeam shows the form that edits one team.
@@ -120,7 +110,7 @@ func (a *App) showEditTeam(w http.ResponseWriter, r *http.Request) {
 		a.pageError(w, r, err)
 		return
 	}
-	form := teamForm(r, views.TeamForm{ID: t.ID, Values: views.TeamValues{
+	a.teamsTable().showEdit(w, r, t.Name, views.TeamForm{ID: t.ID, Values: views.TeamValues{
 		Name:           t.Name,
 		MaxBudgetUSD:   formatOptional(t.MaxBudgetUSD),
 		SoftBudgetUSD:  formatOptional(t.SoftBudgetUSD),
@@ -128,11 +118,6 @@ func (a *App) showEditTeam(w http.ResponseWriter, r *http.Request) {
 		RPMLimit:       formatOptional(t.RPMLimit),
 		TPMLimit:       formatOptional(t.TPMLimit),
 	}})
-	if inPlace(r, "teams") {
-		a.renderTeamsTable(w, r, http.StatusOK, &form)
-		return
-	}
-	a.renderPage(w, r, http.StatusOK, "Edit "+t.Name, "teams", views.EditTeamContent(t.Name, form))
 }
 
 // updateTeamPage saves the edit form.
@@ -149,7 +134,7 @@ func (a *App) updateTeamPage(w http.ResponseWriter, r *http.Request) {
 			return nil
 		})
 	}
-	a.teamSaved(w, r, views.TeamForm{ID: t.ID, Values: values}, in.Name, t.Name, err)
+	a.teamsTable().updated(w, r, views.TeamForm{ID: t.ID, Values: values}, in.Name, t.Name, err)
 }
 
 // deleteTeamPage deletes a team; its users and keys stay, without a team.
@@ -167,36 +152,4 @@ func (a *App) pageTeam(r *http.Request) (*models.Team, error) {
 		return nil, err
 	}
 	return getForPage(r.Context(), "team", id, a.store.GetTeam)
-}
-
-// teamSavedInPlace finishes an edit made in the team's row: the list with
-// the row's form and its errors (422), or a reload and the list.
-func (a *App) teamSavedInPlace(w http.ResponseWriter, r *http.Request, form views.TeamForm, input *inputError, err error) {
-	if input != nil {
-		form.Errors = input.byField()
-		form = teamForm(r, form)
-		a.renderTeamsTable(w, r, http.StatusUnprocessableEntity, &form)
-		return
-	}
-	if err == nil {
-		err = a.reload(r.Context())
-	}
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	a.renderTeamsTable(w, r, http.StatusOK, nil)
-}
-
-// renderTeamsTable answers htmx with the team list, edit's row as its form.
-func (a *App) renderTeamsTable(w http.ResponseWriter, r *http.Request, status int, edit *views.TeamForm) {
-	vm, err := a.teamsPage(r, views.TeamForm{})
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	vm.Edit = edit
-	w.Header().Add("Vary", "HX-Request")
-	w.Header().Add("Vary", "HX-Target")
-	a.render(w, r, status, views.TeamsTable(vm))
 }

@@ -3,20 +3,37 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/a-h/templ"
-
 	"gateway/models"
 	"gateway/views"
 )
 
+// usersTable is the Users page; a user is edited in their row or on a page
+// of their own.
+func (a *App) usersTable() *tablePage[views.UserForm, views.UsersPage] {
+	return &tablePage[views.UserForm, views.UsersPage]{
+		app: a, title: "Users", list: "users", what: "user",
+		build: func(r *http.Request, add views.UserForm, edit *views.UserForm) (views.UsersPage, error) {
+			vm, err := a.usersPage(r, add)
+			vm.Edit = edit
+			return vm, err
+		},
+		prepare: func(r *http.Request, f views.UserForm, errs map[string]string) (views.UserForm, error) {
+			owners, err := a.ownerNames(r)
+			if err != nil {
+				return f, err
+			}
+			if errs != nil {
+				f.Errors = errs
+			}
+			return userForm(r, f, owners), nil
+		},
+		content: views.UsersContent, table: views.UsersTable, form: views.UserFormPartial, editPage: views.EditUserContent,
+	}
+}
+
 // showUsers shows the Users page.
 func (a *App) showUsers(w http.ResponseWriter, r *http.Request) {
-	vm, err := a.usersPage(r, views.UserForm{})
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	a.renderPage(w, r, http.StatusOK, "Users", "users", views.UsersContent(vm))
+	a.usersTable().show(w, r, views.UserForm{})
 }
 
 // usersPage builds the Users page around the add form.
@@ -92,35 +109,7 @@ func (a *App) createUserPage(w http.ResponseWriter, r *http.Request) {
 		in.applyTo(&u)
 		err = a.store.CreateUser(r.Context(), &u)
 	}
-	a.userSaved(w, r, views.UserForm{Values: values}, in.Name, "", err)
-}
-
-// userSaved finishes an add (current "") or an edit of the user named
-// current: the form again with its errors, or a reload and back to the list.
-func (a *App) userSaved(w http.ResponseWriter, r *http.Request, form views.UserForm, name, current string, err error) {
-	input, ok := formInputError(err, "user", name)
-	if form.ID != 0 && inPlace(r, "users") {
-		a.userSavedInPlace(w, r, form, input, err)
-		return
-	}
-	if !ok {
-		a.finishWrite(w, r, err, "/users")
-		return
-	}
-	form.Errors = input.byField()
-	owners, err := a.ownerNames(r)
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	form = userForm(r, form, owners)
-	a.rerenderForm(w, r, "Users", "users", views.UserFormPartial(form), func() (templ.Component, error) {
-		if form.ID != 0 {
-			return views.EditUserContent(current, form), nil
-		}
-		vm, err := a.usersPage(r, form)
-		return views.UsersContent(vm), err
-	})
+	a.usersTable().added(w, r, views.UserForm{Values: values}, in.Name, err)
 }
 
 // showEditUser shows the form that edits one user.
@@ -130,24 +119,14 @@ func (a *App) showEditUser(w http.ResponseWriter, r *http.Request) {
 		a.pageError(w, r, err)
 		return
 	}
-	owners, err := a.ownerNames(r)
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	form := userForm(r, views.UserForm{ID: u.ID, Values: views.UserValues{
+	a.usersTable().showEdit(w, r, u.Name, views.UserForm{ID: u.ID, Values: views.UserValues{
 		Name:           u.Name,
 		Email:          u.Email,
 		TeamID:         formatID(u.TeamID),
 		MaxBudgetUSD:   formatOptional(u.MaxBudgetUSD),
 		SoftBudgetUSD:  formatOptional(u.SoftBudgetUSD),
 		BudgetDuration: u.BudgetDuration,
-	}}, owners)
-	if inPlace(r, "users") {
-		a.renderUsersTable(w, r, http.StatusOK, &form)
-		return
-	}
-	a.renderPage(w, r, http.StatusOK, "Edit "+u.Name, "users", views.EditUserContent(u.Name, form))
+	}})
 }
 
 // updateUserPage saves the edit form.
@@ -164,7 +143,7 @@ func (a *App) updateUserPage(w http.ResponseWriter, r *http.Request) {
 			return nil
 		})
 	}
-	a.userSaved(w, r, views.UserForm{ID: u.ID, Values: values}, in.Name, u.Name, err)
+	a.usersTable().updated(w, r, views.UserForm{ID: u.ID, Values: values}, in.Name, u.Name, err)
 }
 
 // deleteUserPage deletes a user; their keys stay, without an owner.
@@ -182,41 +161,4 @@ func (a *App) pageUser(r *http.Request) (*models.User, error) {
 		return nil, err
 	}
 	return getForPage(r.Context(), "user", id, a.store.GetUser)
-}
-
-// userSavedInPlace finishes an edit made in the user's row: the list with
-// the row's form and its errors (422), or a reload and the list.
-func (a *App) userSavedInPlace(w http.ResponseWriter, r *http.Request, form views.UserForm, input *inputError, err error) {
-	if input != nil {
-		owners, err := a.ownerNames(r)
-		if err != nil {
-			a.pageError(w, r, err)
-			return
-		}
-		form.Errors = input.byField()
-		form = userForm(r, form, owners)
-		a.renderUsersTable(w, r, http.StatusUnprocessableEntity, &form)
-		return
-	}
-	if err == nil {
-		err = a.reload(r.Context())
-	}
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	a.renderUsersTable(w, r, http.StatusOK, nil)
-}
-
-// renderUsersTable answers htmx with the user list, edit's row as its form.
-func (a *App) renderUsersTable(w http.ResponseWriter, r *http.Request, status int, edit *views.UserForm) {
-	vm, err := a.usersPage(r, views.UserForm{})
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	vm.Edit = edit
-	w.Header().Add("Vary", "HX-Request")
-	w.Header().Add("Vary", "HX-Target")
-	a.render(w, r, status, views.UsersTable(vm))
 }

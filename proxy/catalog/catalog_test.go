@@ -113,13 +113,15 @@ func TestFallbackTargets(t *testing.T) {
 			t.Errorf("FallbackTargets(%s, %s) = %v, want %v", tc.name, tc.kind, got, tc.want)
 		}
 	}
-	if got := c.Fallbacks("a/*")[models.FallbackGeneral]; !slices.Equal(got, []string{"wild-1", "wild-2"}) {
-		t.Errorf("Fallbacks(a/*) = %v", got)
+	// wild-2 routes through the catch-all "*".
+	want := []catalog.Target{{Name: "wild-1", Routes: true}, {Name: "wild-2", Routes: true}}
+	if got := c.Group("a/*").Fallbacks[models.FallbackGeneral]; !slices.Equal(got, want) {
+		t.Errorf("Group(a/*) general fallbacks = %v, want %v", got, want)
 	}
 }
 
-// TestShares: the weight rules (weight/sum of the weighted, unset weights
-// never picked, uniform when none is set), as the pages show them and the
+// TestShares: the weight rules (weight/sum of the available members, else
+// uniform; a weight-0 member is a reserve), as the pages show them and the
 // router picks by.
 func TestShares(t *testing.T) {
 	all := func(int) bool { return true }
@@ -175,5 +177,31 @@ func TestCheckable(t *testing.T) {
 		if got := catalog.Checkable(upstream); got != want {
 			t.Errorf("Checkable(%q) = %v, want %v", upstream, got, want)
 		}
+	}
+}
+
+// TestGroup: one call answers what a pool's card shows: the pool (none
+// while every entry is disabled), its own fallbacks with whether each target
+// routes, and an uncovered prefix.
+func TestGroup(t *testing.T) {
+	c := testCatalog()
+	g := c.Group("a/b-exact")
+	if g.Pool == nil || g.Pool.Name != "a/b-exact" || g.UncoveredPrefix != "" {
+		t.Errorf("a/b-exact: pool %v, uncovered %q", g.Pool, g.UncoveredPrefix)
+	}
+	if got, want := g.Fallbacks[models.FallbackContextWindow], []catalog.Target{{Name: "long", Routes: true}}; !slices.Equal(got, want) {
+		t.Errorf("a/b-exact context window fallbacks = %v, want %v", got, want)
+	}
+	if g := c.Group("parked"); g.Pool != nil || g.Fallbacks != nil || g.UncoveredPrefix != "" {
+		t.Errorf("parked = %+v, want no pool and no fallbacks", g)
+	}
+	noCatchAll := catalog.New([]models.Deployment{{ID: 1, PublicName: "x/m", UpstreamModel: "m", Enabled: true}},
+		[]models.Fallback{{PublicName: "x/m", Kind: models.FallbackGeneral, Target: "nowhere"}})
+	g = noCatchAll.Group("x/m")
+	if g.UncoveredPrefix != "x/" {
+		t.Errorf("x/m uncovered prefix %q, want x/", g.UncoveredPrefix)
+	}
+	if got, want := g.Fallbacks[models.FallbackGeneral], []catalog.Target{{Name: "nowhere"}}; !slices.Equal(got, want) {
+		t.Errorf("x/m general fallbacks = %v, want %v", got, want)
 	}
 }

@@ -1,9 +1,5 @@
 package catalog
 
-// Fallbacks returns a public name's own fallback lists by kind (general,
-// context_window, content_policy), each in its order; nil when it has none.
-func (c *Catalog) Fallbacks(name string) map[string][]string { return c.fallbacks[name] }
-
 // FallbackTargets is the ordered list of the given kind that a request for
 // name falls back to: the name's own, else the wildcard route's it came
 // through, else the defaults under "*".

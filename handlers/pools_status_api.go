@@ -68,22 +68,41 @@ func (a *App) showPoolStatus(w http.ResponseWriter, r *http.Request) {
 		a.apiError(w, r, err)
 		return
 	}
-	a.writeJSON(w, r, http.StatusOK, st)
+	a.writeJSON(w, r, http.StatusOK, st.json())
 }
 
-// poolStatus is the status of the pool with exactly this public name, as the
-// API answers it and the pool status page shows it.
-func (a *App) poolStatus(r *http.Request, name string) (poolStatusJSON, error) {
+// poolStatus is a pool as it is configured and served now: what the API's
+// status answers and the pool status page shows.
+type poolStatus struct {
+	name string
+	// strategy is the strategy the pool is served by, or would be when no
+	// member is enabled.
+	strategy string
+	members  []poolMember
+}
+
+// poolMember is one stored entry of the pool with what the proxy serves of
+// it (zero when it is disabled), its last check (nil: never checked) and its
+// list price, input and output added (nil: unknown).
+type poolMember struct {
+	entry  *models.Deployment
+	served proxy.MemberStatus
+	check  *models.HealthCheck
+	price  *float64
+}
+
+// poolStatus is the status of the pool with exactly this public name.
+func (a *App) poolStatus(r *http.Request, name string) (poolStatus, error) {
 	if err := a.validateVar("public_name", name, "required,max=500,publicname"); err != nil {
-		return poolStatusJSON{}, err
+		return poolStatus{}, err
 	}
 	rt, err := a.runtimeState()
 	if err != nil {
-		return poolStatusJSON{}, err
+		return poolStatus{}, err
 	}
 	entries, checks, err := a.poolEntries(r, name)
 	if err != nil {
-		return poolStatusJSON{}, err
+		return poolStatus{}, err
 	}
 	served, ok := rt.PoolStatus(name, func(id int64) bool {
 		c, ok := checks[id]
@@ -91,14 +110,14 @@ func (a *App) poolStatus(r *http.Request, name string) (poolStatusJSON, error) {
 	})
 	cat, err := a.catalog(r.Context())
 	if err != nil {
-		return poolStatusJSON{}, err
+		return poolStatus{}, err
 	}
-	st := poolStatusJSONOf(name, entries, served.Members, checks, cat)
-	st.RoutingStrategy = served.Strategy
+	st := poolStatusOf(name, entries, served.Members, checks, cat)
+	st.strategy = served.Strategy
 	if !ok {
 		// Not served (no member enabled): the strategy it would be served by.
-		if st.RoutingStrategy, err = a.storedStrategy(r, name); err != nil {
-			return poolStatusJSON{}, err
+		if st.strategy, err = a.storedStrategy(r, name); err != nil {
+			return poolStatus{}, err
 		}
 	}
 	return st, nil
@@ -145,18 +164,35 @@ func (a *App) poolEntries(r *http.Request, name string) ([]models.Deployment, ma
 	return entries, checks, nil
 }
 
-// poolStatusJSONOf joins the stored entries with what the proxy serves. The
-// store says what is configured (weight unset stays null, disabled members
+// poolStatusOf joins the stored entries with what the proxy serves. The
+// store says what is configured (weight unset stays unset, disabled members
 // are listed); the proxy says who gets what share and who is cooling down.
-func poolStatusJSONOf(name string, entries []models.Deployment, served []proxy.MemberStatus, checks map[int64]models.HealthCheck, cat *pricing.Catalog) poolStatusJSON {
+func poolStatusOf(name string, entries []models.Deployment, served []proxy.MemberStatus, checks map[int64]models.HealthCheck, cat *pricing.Catalog) poolStatus {
 	byID := make(map[int64]proxy.MemberStatus, len(served))
 	for _, m := range served {
 		byID[m.ID] = m
 	}
-	out := poolStatusJSON{PublicName: name, Members: make([]poolMemberJSON, len(entries))}
+	st := poolStatus{name: name, members: make([]poolMember, len(entries))}
 	for i := range entries {
 		d := &entries[i]
-		m := byID[d.ID]
+		m := poolMember{entry: d, served: byID[d.ID]}
+		prices := entryPrices(cat, d)
+		if p, ok := prices.ListPrice(); ok {
+			m.price = &p
+		}
+		if c, ok := checks[d.ID]; ok {
+			m.check = &c
+		}
+		st.members[i] = m
+	}
+	return st
+}
+
+// json is the status as GET /api/pools/{public_name}/status answers it.
+func (st poolStatus) json() poolStatusJSON {
+	out := poolStatusJSON{PublicName: st.name, RoutingStrategy: st.strategy, Members: make([]poolMemberJSON, len(st.members))}
+	for i, pm := range st.members {
+		d, m := pm.entry, pm.served
 		out.Members[i] = poolMemberJSON{
 			ID:             d.ID,
 			Provider:       d.Provider.Name,
@@ -175,15 +211,12 @@ func poolStatusJSONOf(name string, entries []models.Deployment, served []proxy.M
 			TokensMinute:   m.TokensMinute,
 			AtLimit:        m.AtLimit,
 			InFlight:       m.InFlight,
-		}
-		prices := entryPrices(cat, d)
-		if p, ok := prices.ListPrice(); ok {
-			out.Members[i].Price = (*usdJSON)(&p)
+			Price:          (*usdJSON)(pm.price),
 		}
 		if m.LatencyMS > 0 {
 			out.Members[i].LatencyMS = &m.LatencyMS
 		}
-		if c, ok := checks[d.ID]; ok {
+		if c := pm.check; c != nil {
 			out.Members[i].LastCheck = &healthCheckJSON{At: c.CheckedAt.UTC(), OK: c.OK, LatencyMS: c.LatencyMS, Error: c.Error}
 		}
 	}

@@ -2,10 +2,7 @@ package handlers
 
 import (
 	"context"
-	"math"
 	"net/http"
-	"strconv"
-	"strings"
 
 	"gateway/models"
 	"gateway/views"
@@ -83,17 +80,17 @@ func valueOr[T any](p *T, def T) T {
 // do not parse are field errors; blank optional fields are unset.
 func parseModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValues, *inputError) {
 	v := views.ModelEntryValues{
-		PublicName:      strings.TrimSpace(r.PostFormValue("public_name")),
-		ProviderID:      strings.TrimSpace(r.PostFormValue("provider_id")),
-		UpstreamModel:   strings.TrimSpace(r.PostFormValue("upstream_model")),
-		Weight:          strings.TrimSpace(r.PostFormValue("weight")),
-		CooldownSeconds: strings.TrimSpace(r.PostFormValue("cooldown_seconds")),
-		TimeoutSeconds:  strings.TrimSpace(r.PostFormValue("timeout_seconds")),
-		ContextWindow:   strings.TrimSpace(r.PostFormValue("context_window")),
-		BaseModel:       strings.TrimSpace(r.PostFormValue("base_model")),
-		RPMLimit:        strings.TrimSpace(r.PostFormValue("rpm_limit")),
-		TPMLimit:        strings.TrimSpace(r.PostFormValue("tpm_limit")),
-		Priority:        strings.TrimSpace(r.PostFormValue("priority")),
+		PublicName:      formValue(r, "public_name"),
+		ProviderID:      formValue(r, "provider_id"),
+		UpstreamModel:   formValue(r, "upstream_model"),
+		Weight:          formValue(r, "weight"),
+		CooldownSeconds: formValue(r, "cooldown_seconds"),
+		TimeoutSeconds:  formValue(r, "timeout_seconds"),
+		ContextWindow:   formValue(r, "context_window"),
+		BaseModel:       formValue(r, "base_model"),
+		RPMLimit:        formValue(r, "rpm_limit"),
+		TPMLimit:        formValue(r, "tpm_limit"),
+		Priority:        formValue(r, "priority"),
 		Enabled:         r.PostFormValue("enabled") == "true",
 	}
 	p := formParser{}
@@ -117,42 +114,6 @@ func parseModelEntryForm(r *http.Request) (modelEntryInput, views.ModelEntryValu
 		in.ProviderID = int64(*id)
 	}
 	return in, v, p.err
-}
-
-// formParser collects the errors of form fields that must be numbers.
-type formParser struct {
-	err *inputError
-}
-
-func (p *formParser) fail(field, msg string) {
-	if p.err == nil {
-		p.err = &inputError{}
-	}
-	p.err.fields = append(p.err.fields, fieldError{Field: field, Message: msg})
-}
-
-func (p *formParser) float(field, s string) *float64 {
-	if s == "" {
-		return nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		p.fail(field, "must be a number")
-		return nil
-	}
-	return &f
-}
-
-func (p *formParser) int(field, s string) *int {
-	if s == "" {
-		return nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		p.fail(field, "must be a whole number")
-		return nil
-	}
-	return &n
 }
 
 // storeModelEntry stores the entry described by in.

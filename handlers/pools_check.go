@@ -22,7 +22,7 @@ func (a *App) checkPoolAPI(w http.ResponseWriter, r *http.Request) {
 		a.apiError(w, r, err)
 		return
 	}
-	a.writeJSON(w, r, http.StatusOK, st)
+	a.writeJSON(w, r, http.StatusOK, st.json())
 }
 
 // checkSummary counts the outcome of one Check now.

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -19,13 +18,11 @@ import (
 // upstream.
 func (a *App) showPoolPage(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("public_name")
-	st, err := a.poolStatus(r, name)
+	vm, _, err := a.poolPage(r, name)
 	if err != nil {
 		a.pageError(w, r, err)
 		return
 	}
-	vm := poolStatusPageOf(st, sessionFrom(r.Context()).csrfToken(), time.Now())
-	vm.Pin = a.poolPin(st, time.Now())
 	interval, err := a.healthCheckInterval(r.Context())
 	if err != nil {
 		a.pageError(w, r, err)
@@ -34,6 +31,18 @@ func (a *App) showPoolPage(w http.ResponseWriter, r *http.Request) {
 	vm.BackgroundChecks = backgroundChecksText(interval)
 	vm.Cooldowns = a.cooldownScopeText()
 	a.renderPage(w, r, http.StatusOK, "Pool "+name, "models", views.PoolStatusContent(vm))
+}
+
+// poolPage is the pool status page of name, with the status it shows.
+func (a *App) poolPage(r *http.Request, name string) (views.PoolStatusPage, poolStatus, error) {
+	st, err := a.poolStatus(r, name)
+	if err != nil {
+		return views.PoolStatusPage{}, st, err
+	}
+	now := time.Now()
+	vm := poolStatusPageOf(st, sessionFrom(r.Context()).csrfToken(), now)
+	vm.Pin = a.poolPin(st, now)
+	return vm, st, nil
 }
 
 // cooldownScopeText says whose cooldowns the page shows.
@@ -77,51 +86,49 @@ func (a *App) checkPoolPage(w http.ResponseWriter, r *http.Request) {
 		seeOther(w, r, poolURL(name))
 		return
 	}
-	a.renderPoolMembers(w, r, name, func(poolStatusJSON) string { return sum.String() })
+	a.renderPoolMembers(w, r, name, func(poolStatus) string { return sum.String() })
 }
 
 // renderPoolMembers answers htmx with the pool's member table and a line
 // saying what was just done (told the pool's status, to name its members).
-func (a *App) renderPoolMembers(w http.ResponseWriter, r *http.Request, name string, done func(poolStatusJSON) string) {
-	st, err := a.poolStatus(r, name)
+func (a *App) renderPoolMembers(w http.ResponseWriter, r *http.Request, name string, done func(poolStatus) string) {
+	vm, st, err := a.poolPage(r, name)
 	if err != nil {
 		a.pageError(w, r, err)
 		return
 	}
-	vm := poolStatusPageOf(st, sessionFrom(r.Context()).csrfToken(), time.Now())
-	vm.Pin = a.poolPin(st, time.Now())
 	vm.Checked = done(st)
 	w.Header().Add("Vary", "HX-Request")
 	a.render(w, r, http.StatusOK, views.PoolMembersPartial(vm))
 }
 
-// poolStatusPageOf formats the pool's status, as the API answers it, for
-// the page.
-func poolStatusPageOf(st poolStatusJSON, csrf string, now time.Time) views.PoolStatusPage {
+// poolStatusPageOf formats the pool's status for the page.
+func poolStatusPageOf(st poolStatus, csrf string, now time.Time) views.PoolStatusPage {
 	p := views.PoolStatusPage{
-		PublicName: st.PublicName,
-		Wildcard:   strings.HasSuffix(st.PublicName, "*"),
-		URL:        poolURL(st.PublicName),
-		CheckURL:   poolURL(st.PublicName) + "/check",
+		PublicName: st.name,
+		Wildcard:   strings.HasSuffix(st.name, "*"),
+		URL:        poolURL(st.name),
+		CheckURL:   poolURL(st.name) + "/check",
 		CSRFToken:  csrf,
 		NotServed:  true,
-		Strategy:   st.RoutingStrategy,
-		Decides:    strategyDecides[st.RoutingStrategy],
+		Strategy:   st.strategy,
+		Decides:    strategyDecides[st.strategy],
 	}
 	p.StrategyHelp = strategyHelp[p.Strategy]
 	// usage-based routing counts every member's usage, the others only the
 	// usage of members with a limit.
 	counted := p.Decides == "minute"
-	for _, m := range st.Members {
-		p.NotServed = p.NotServed && !m.Enabled
-		p.Tiered = p.Tiered || m.Priority != 0
-		p.Limited = p.Limited || counted || m.RPMLimit != nil || m.TPMLimit != nil
+	for _, m := range st.members {
+		d := m.entry
+		p.NotServed = p.NotServed && !d.Enabled
+		p.Tiered = p.Tiered || d.Priority != 0
+		p.Limited = p.Limited || counted || d.RPMLimit != nil || d.TPMLimit != nil
 		v := poolStatusMemberOf(m, now)
 		if counted && v.Requests == "" {
-			v.Requests, v.Tokens = usageText(m.RequestsMinute, nil, "req"), usageText(m.TokensMinute, nil, "tok")
+			v.Requests, v.Tokens = usageText(m.served.RequestsMinute, nil, "req"), usageText(m.served.TokensMinute, nil, "tok")
 		}
 		if v.CoolingDown {
-			v.EndCooldownURL = fmt.Sprintf("%s/members/%d/end-cooldown", p.URL, m.ID)
+			v.EndCooldownURL = fmt.Sprintf("%s/members/%d/end-cooldown", p.URL, d.ID)
 			v.CSRFToken = csrf
 		}
 		p.Members = append(p.Members, v)
@@ -140,12 +147,12 @@ var strategyDecides = map[string]string{
 
 // poolPin is the pool's sticky binding, and whether it routes anything now:
 // a binding to a member cooling down or disabled does not.
-func (a *App) poolPin(st poolStatusJSON, now time.Time) *views.PoolPin {
+func (a *App) poolPin(st poolStatus, now time.Time) *views.PoolPin {
 	if a.runtime == nil {
 		return nil
 	}
 	for _, b := range a.runtime.StickyBindings() {
-		if b.ModelName != st.PublicName {
+		if b.ModelName != st.name {
 			continue
 		}
 		return &views.PoolPin{Until: formatTime(b.ExpiresAt), UntilISO: b.ExpiresAt.UTC().Format(time.RFC3339),
@@ -157,10 +164,10 @@ func (a *App) poolPin(st poolStatusJSON, now time.Time) *views.PoolPin {
 
 // memberLabel names a pool member as the page shows it: provider and
 // upstream model.
-func memberLabel(st poolStatusJSON, id int64) string {
-	for _, m := range st.Members {
-		if m.ID == id {
-			return m.Provider + " · " + m.UpstreamModel
+func memberLabel(st poolStatus, id int64) string {
+	for _, m := range st.members {
+		if d := m.entry; d.ID == id {
+			return d.Provider.Name + " · " + d.UpstreamModel
 		}
 	}
 	return fmt.Sprintf("member %d", id)
@@ -190,45 +197,47 @@ func (a *App) endCooldownPage(w http.ResponseWriter, r *http.Request) {
 		seeOther(w, r, poolURL(name))
 		return
 	}
-	a.renderPoolMembers(w, r, name, func(st poolStatusJSON) string {
+	a.renderPoolMembers(w, r, name, func(st poolStatus) string {
 		return "Cooldown of " + memberLabel(st, id) + " ended: it gets traffic again."
 	})
 }
 
-func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember {
+// poolStatusMemberOf formats one member for the page's table.
+func poolStatusMemberOf(pm poolMember, now time.Time) views.PoolStatusMember {
+	d, m := pm.entry, pm.served
 	v := views.PoolStatusMember{
-		ID:             m.ID,
-		Provider:       m.Provider,
-		UpstreamModel:  m.UpstreamModel,
-		Enabled:        m.Enabled,
+		ID:             d.ID,
+		Provider:       d.Provider.Name,
+		UpstreamModel:  d.UpstreamModel,
+		Enabled:        d.Enabled,
 		Weight:         "unset",
-		WeightUnset:    m.Weight == nil,
+		WeightUnset:    d.Weight == nil,
 		PlannedShare:   formatShare(m.PlannedShare),
 		PlannedFrac:    m.PlannedShare,
 		Share:          formatShare(m.Share),
 		ShareFrac:      m.Share,
 		CoolingDown:    m.CoolingDown,
 		CooldownReason: m.CooldownReason,
-		Tier:           strconv.Itoa(m.Priority),
+		Tier:           strconv.Itoa(d.Priority),
 		AtLimit:        m.AtLimit,
 		InFlight:       countText(m.InFlight),
 		Price:          "unpriced",
 	}
-	if m.Price != nil {
-		v.Price = pricing.Decimal(float64(*m.Price))
+	if pm.price != nil {
+		v.Price = pricing.Decimal(*pm.price)
 	}
 	// The proxy counts a minute's usage of the members with a limit (and,
 	// under usage-based routing, of every member: see poolStatusPageOf).
-	if m.RPMLimit != nil || m.TPMLimit != nil {
-		v.Requests = usageText(m.RequestsMinute, m.RPMLimit, "req")
-		v.Tokens = usageText(m.TokensMinute, m.TPMLimit, "tok")
+	if d.RPMLimit != nil || d.TPMLimit != nil {
+		v.Requests = usageText(m.RequestsMinute, d.RPMLimit, "req")
+		v.Tokens = usageText(m.TokensMinute, d.TPMLimit, "tok")
 	}
-	if m.LatencyMS != nil {
-		v.Latency = latencyText(*m.LatencyMS)
+	if m.LatencyMS > 0 {
+		v.Latency = latencyText(m.LatencyMS)
 	}
-	if m.Weight != nil {
-		v.Weight = formatNumber(*m.Weight)
-		v.Reserve = *m.Weight == 0
+	if d.Weight != nil {
+		v.Weight = formatNumber(*d.Weight)
+		v.Reserve = *d.Weight == 0
 	}
 	if m.PlannedShare > 0 && m.Share == 0 {
 		switch {
@@ -236,7 +245,7 @@ func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember 
 			v.OutBecause = "cooling down"
 		case m.AtLimit:
 			v.OutBecause = "at its limit this minute"
-		case m.LastCheck != nil && !m.LastCheck.OK:
+		case pm.check != nil && !pm.check.OK:
 			v.OutBecause = "last check failed"
 		}
 	}
@@ -247,12 +256,12 @@ func poolStatusMemberOf(m poolMemberJSON, now time.Time) views.PoolStatusMember 
 			v.CooldownLeft = formatDuration(left)
 		}
 	}
-	if !catalog.Checkable(m.UpstreamModel) {
+	if !catalog.Checkable(d.UpstreamModel) {
 		v.Uncheckable = "not checkable: the upstream model is a wildcard pattern, which names no model to call"
-	} else if c := m.LastCheck; c != nil {
-		v.Check = &views.MemberCheck{At: formatTime(c.At), AtISO: c.At.UTC().Format(time.RFC3339), OK: c.OK,
+	} else if c := pm.check; c != nil {
+		v.Check = &views.MemberCheck{At: formatTime(c.CheckedAt), AtISO: c.CheckedAt.UTC().Format(time.RFC3339), OK: c.OK,
 			Latency: formatLatency(c), Error: c.Error}
-		if ago := now.Sub(c.At); ago >= 0 {
+		if ago := now.Sub(c.CheckedAt); ago >= 0 {
 			v.Check.Ago = formatDuration(ago) + " ago"
 		}
 	}
@@ -268,19 +277,9 @@ func usageText(used int64, limit *int, unit string) string {
 	return compactText(float64(used)) + "/" + compactText(float64(*limit)) + " " + unit
 }
 
-// formatShare is a fraction 0..1 as a percentage with at most one decimal.
-func formatShare(f float64) string {
-	return strconv.FormatFloat(math.Round(f*1000)/10, 'f', -1, 64) + "%"
-}
-
-// formatTime is a UTC time; the page's column headers say UTC.
-func formatTime(t time.Time) string {
-	return t.UTC().Format("2006-01-02 15:04:05")
-}
-
 // formatLatency is the check's latency; a failed check that never reached
 // the upstream has none.
-func formatLatency(c *healthCheckJSON) string {
+func formatLatency(c *models.HealthCheck) string {
 	switch {
 	case c.LatencyMS > 0:
 		return strconv.FormatInt(c.LatencyMS, 10) + " ms"
@@ -288,24 +287,4 @@ func formatLatency(c *healthCheckJSON) string {
 		return "<1 ms"
 	}
 	return ""
-}
-
-// formatDuration is d in its two largest units: "3d 14h", "5m 3s", "42s".
-func formatDuration(d time.Duration) string {
-	s := int64(d.Round(time.Second) / time.Second)
-	units := []struct {
-		secs int64
-		name string
-	}{{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}}
-	var parts []string
-	for _, u := range units {
-		if n := s / u.secs; n > 0 || (u.secs == 1 && len(parts) == 0) {
-			parts = append(parts, fmt.Sprintf("%d%s", n, u.name))
-			s -= n * u.secs
-		}
-		if len(parts) == 2 {
-			break
-		}
-	}
-	return strings.Join(parts, " ")
 }

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -297,4 +298,52 @@ func coolingIn(members []proxy.MemberStatus, id int64) bool {
 		}
 	}
 	return false
+}
+
+// TestEditAnswersItsGroupAsThePageShowsIt: an inline edit answers with the
+// group of its public name alone, built for that name, and it is the group
+// the whole page shows: entries, shares, warnings and fallbacks alike. The
+// default fallbacks, with no entry named "*", answer the same way.
+func TestEditAnswersItsGroupAsThePageShowsIt(t *testing.T) {
+	dbtest.EachStore(t, func(t *testing.T, s *models.Store) {
+		e := newRuntimeEnv(t, s)
+		ctx := context.Background()
+		a := e.entry(t, "team/chat", "up-a", ptr(1.0), true)
+		e.entry(t, "team/chat", "up-b", ptr(0.0), true)
+		e.entry(t, "team/chat", "up-c", nil, false)
+		e.entry(t, "other", "up-o", ptr(2.0), true)
+		if err := s.SetFallbacks(ctx, "team/chat", models.FallbackGeneral, []string{"other", "nowhere"}); err != nil {
+			t.Fatal(err)
+		}
+		e.reload(t)
+		br := e.browser(t)
+		tok := br.signIn()
+
+		sameGroup := func(what string, rec *httptest.ResponseRecorder, sel string) {
+			t.Helper()
+			wantStatus(t, what, rec, http.StatusOK)
+			wantPartial(t, what, rec)
+			got := parseHTML(t, rec)
+			if n := got.Find(`[data-testid="pool"], [data-testid="default-fallbacks"]`).Length(); n != 1 {
+				t.Fatalf("%s: %d groups in the answer, want 1:\n%s", what, n, rec.Body)
+			}
+			page := parseHTML(t, br.do("GET", "/models", nil, nil))
+			gotHTML, err := goquery.OuterHtml(got.Find(sel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantHTML, err := goquery.OuterHtml(page.Find(sel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gotHTML == "" || gotHTML != wantHTML {
+				t.Errorf("%s: the answer's group\n%s\nis not the page's\n%s", what, gotHTML, wantHTML)
+			}
+		}
+		sameGroup("weight", mpHTMX(br, "/models/"+mpID(a)+"/weight", tok, formOf("", "weight", "3")),
+			`[data-testid="pool"][data-public-name="team/chat"]`)
+		sameGroup("default fallbacks", mpHTMX(br, "/models/fallbacks", tok,
+			formOf("", "public_name", "*", "kind", models.FallbackGeneral, "targets", "other")),
+			`[data-testid="default-fallbacks"]`)
+	})
 }

@@ -23,8 +23,9 @@ func TestPoolStatusRuntimeFields(t *testing.T) {
 		{ID: 1, LatencyMS: 12.5, InFlight: 3, RequestsMinute: 42, TokensMinute: 1234, AtLimit: true},
 		{ID: 2},
 	}
-	st := poolStatusJSONOf("p", entries, served, nil, pricing.Builtin())
-	busy, idle := st.Members[0], st.Members[1]
+	st := poolStatusOf("p", entries, served, nil, pricing.Builtin())
+	js := st.json()
+	busy, idle := js.Members[0], js.Members[1]
 	if busy.LatencyMS == nil || *busy.LatencyMS != 12.5 || busy.InFlight != 3 || busy.RequestsMinute != 42 ||
 		busy.TokensMinute != 1234 || !busy.AtLimit || busy.Priority != 2 || busy.Price == nil || *busy.Price != 7.5 || idle.Price != nil {
 		t.Errorf("busy = %+v", busy)
@@ -34,19 +35,19 @@ func TestPoolStatusRuntimeFields(t *testing.T) {
 	}
 
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	row := poolStatusMemberOf(busy, now)
+	row := poolStatusMemberOf(st.members[0], now)
 	got := [7]string{row.Tier, row.Requests, row.Tokens, row.InFlight, row.Latency, row.Price, row.OutBecause}
 	want := [7]string{"2", "42/60 req", "1.2k/100k tok", "3", "13 ms", "7.5", ""}
 	if got != want || !row.AtLimit {
 		t.Errorf("busy row: %q at limit %v, want %q at limit", got, row.AtLimit, want)
 	}
-	row = poolStatusMemberOf(idle, now)
+	row = poolStatusMemberOf(st.members[1], now)
 	if row.Requests != "" || row.Tokens != "" || row.Latency != "" || row.Tier != "0" || row.InFlight != "0" {
 		t.Errorf("idle row: %+v", row)
 	}
 	// A member with a planned share that gets none because of its limit says so.
-	busy.PlannedShare = 0.5
-	if row := poolStatusMemberOf(busy, now); row.OutBecause != "at its limit this minute" {
+	st.members[0].served.PlannedShare = 0.5
+	if row := poolStatusMemberOf(st.members[0], now); row.OutBecause != "at its limit this minute" {
 		t.Errorf("out because %q", row.OutBecause)
 	}
 }

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 
 	"gateway/models"
@@ -21,7 +20,7 @@ func (a *App) showEditKey(w http.ResponseWriter, r *http.Request) {
 		a.pageError(w, r, err)
 		return
 	}
-	a.renderKeys(w, r, http.StatusOK, &views.KeyForm{ID: k.ID, Values: keyValuesOf(k)})
+	a.keysTable().showEdit(w, r, k.Name, views.KeyForm{ID: k.ID, Values: keyValuesOf(k)})
 }
 
 // updateKeyPage handles POST /keys/{id}, the edit form.
@@ -38,44 +37,7 @@ func (a *App) updateKeyPage(w http.ResponseWriter, r *http.Request) {
 			return nil
 		})
 	}
-	if input, ok := formInputError(err, "key", in.Name); ok {
-		a.renderKeys(w, r, http.StatusUnprocessableEntity, &views.KeyForm{ID: k.ID, Values: values, Errors: input.byField()})
-		return
-	}
-	if err == nil {
-		err = a.reload(r.Context())
-	}
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	if !isHTMX(r) {
-		seeOther(w, r, "/keys")
-		return
-	}
-	a.renderKeys(w, r, http.StatusOK, nil)
-}
-
-// renderKeys answers with the key list, edit's row as its form when set:
-// the list alone for htmx, the whole page otherwise.
-func (a *App) renderKeys(w http.ResponseWriter, r *http.Request, status int, edit *views.KeyForm) {
-	vm, err := a.keysPage(r, views.KeyForm{CSRFToken: sessionFrom(r.Context()).csrfToken()})
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	if edit != nil {
-		edit.CSRFToken = vm.Form.CSRFToken
-		edit.Users, edit.Teams = vm.Form.Users, vm.Form.Teams
-		edit.Periods = budgetPeriods(edit.Values.BudgetDuration)
-		vm.Edit = edit
-	}
-	if isHTMX(r) {
-		w.Header().Add("Vary", "HX-Request")
-		a.render(w, r, status, views.KeysTable(vm))
-		return
-	}
-	a.renderPage(w, r, status, "Keys", "keys", views.KeysContent(vm))
+	a.keysTable().updated(w, r, views.KeyForm{ID: k.ID, Values: values}, in.Name, k.Name, err)
 }
 
 // keyValuesOf is a key as its edit form shows it; unset fields are blank.
@@ -88,12 +50,8 @@ func keyValuesOf(k *models.VirtualKey) views.KeyValues {
 		BudgetDuration: k.BudgetDuration,
 		RPMLimit:       formatOptional(k.RPMLimit),
 		TPMLimit:       formatOptional(k.TPMLimit),
-	}
-	if k.UserID != nil {
-		v.UserID = strconv.FormatInt(*k.UserID, 10)
-	}
-	if k.TeamID != nil {
-		v.TeamID = strconv.FormatInt(*k.TeamID, 10)
+		UserID:         formatID(k.UserID),
+		TeamID:         formatID(k.TeamID),
 	}
 	if k.ExpiresAt != nil {
 		v.ExpiresAt = k.ExpiresAt.UTC().Format("2006-01-02T15:04")

@@ -17,6 +17,22 @@ import (
 // which the layout's htmx-config swaps), and a browser without htmx with a
 // 303 back to /models, or the whole page around the error.
 
+// inlineEdit is an inline form of the Models page that comes back with an
+// error: which form, what was typed and what is wrong.
+type inlineEdit struct {
+	publicName string
+	entryID    int64  // weight and enabled forms
+	field      string // "weight", "enabled" or "fallback"
+	kind       string // fallback forms
+	value      string
+	msg        string
+	// errors by field, for the forms of several fields ("entry", "settings")
+	errors    map[string]string
+	values    views.ModelEntryValues // "entry"
+	settings  views.PoolSettingsForm // "settings"
+	providers []views.Option         // "entry", filled in by applyEdit
+}
+
 // setEntryWeight handles POST /models/{id}/weight; an empty weight is unset.
 func (a *App) setEntryWeight(w http.ResponseWriter, r *http.Request) {
 	d, err := a.formEntry(r)
@@ -24,7 +40,7 @@ func (a *App) setEntryWeight(w http.ResponseWriter, r *http.Request) {
 		a.pageError(w, r, err)
 		return
 	}
-	raw := strings.TrimSpace(r.PostFormValue("weight"))
+	raw := formValue(r, "weight")
 	weight, err := a.parseWeight(raw)
 	if err == nil {
 		_, err = a.store.UpdateDeployment(r.Context(), d.ID, func(d *models.Deployment) error {
@@ -78,14 +94,9 @@ func (a *App) deleteEntry(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = a.store.DeleteDeployment(r.Context(), d.ID)
 	}
-	if err == nil {
-		err = a.reload(r.Context())
+	if a.reloaded(w, r, err) {
+		a.showGroup(w, r, d.PublicName)
 	}
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	a.showGroup(w, r, d.PublicName)
 }
 
 // setFallbacksForm handles POST /models/fallbacks: one public name's list of
@@ -94,7 +105,7 @@ func (a *App) deleteEntry(w http.ResponseWriter, r *http.Request) {
 func (a *App) setFallbacksForm(w http.ResponseWriter, r *http.Request) {
 	raw := r.PostFormValue("targets")
 	in := fallbackInput{
-		PublicName: strings.TrimSpace(r.PostFormValue("public_name")),
+		PublicName: formValue(r, "public_name"),
 		Kind:       r.PostFormValue("kind"),
 		Targets:    splitTargets(raw),
 	}
@@ -168,14 +179,9 @@ func (a *App) edited(w http.ResponseWriter, r *http.Request, err error, edit *in
 		a.rerenderEdit(w, r, edit)
 		return
 	}
-	if err == nil {
-		err = a.reload(r.Context())
+	if a.reloaded(w, r, err) {
+		a.showGroup(w, r, edit.publicName)
 	}
-	if err != nil {
-		a.pageError(w, r, err)
-		return
-	}
-	a.showGroup(w, r, edit.publicName)
 }
 
 // inlineMessage is every problem of a one-field form in one line, without
@@ -216,18 +222,130 @@ func (a *App) rerenderEdit(w http.ResponseWriter, r *http.Request, edit *inlineE
 // renderGroup renders the group of one public name for htmx. A group that
 // no longer exists (its last entry deleted) is removed from the page.
 func (a *App) renderGroup(w http.ResponseWriter, r *http.Request, status int, name string, edit *inlineEdit) {
-	groups, err := a.poolGroups(r, edit)
+	g, err := a.poolGroupNamed(r, name, edit)
 	if err != nil {
 		a.pageError(w, r, err)
 		return
 	}
 	w.Header().Add("Vary", "HX-Request")
-	for _, g := range groups {
-		if g.PublicName == name {
-			a.render(w, r, status, views.PoolGroupPartial(g))
-			return
+	if g == nil {
+		w.Header().Set("HX-Reswap", "delete")
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	a.render(w, r, status, views.PoolGroupPartial(*g))
+}
+
+// The Models page's edit form of one entry: every field but the public name
+// (moving an entry to another pool is deleting and adding it). The Edit
+// button loads the group with the row as its form; Save answers like every
+// inline edit (above); Cancel loads the group as it is.
+
+// showEntryEdit handles GET /models/{id}/edit.
+func (a *App) showEntryEdit(w http.ResponseWriter, r *http.Request) {
+	d, err := a.formEntry(r)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	edit := &inlineEdit{publicName: d.PublicName, entryID: d.ID, field: "entry", values: entryValuesOf(d)}
+	if isHTMX(r) {
+		a.renderGroup(w, r, http.StatusOK, d.PublicName, edit)
+		return
+	}
+	vm, err := a.modelsView(r, views.ModelEntryForm{}, edit)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	a.renderPage(w, r, http.StatusOK, "Models", "models", views.ModelsContent(vm))
+}
+
+// showEntryGroup handles GET /models/{id}/view, the edit form's Cancel.
+func (a *App) showEntryGroup(w http.ResponseWriter, r *http.Request) {
+	d, err := a.formEntry(r)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	a.showGroup(w, r, d.PublicName)
+}
+
+// updateEntryForm handles POST /models/{id}, the edit form: the same input
+// and validation as PATCH /api/models/{id}, with every field sent (a blank
+// optional field is unset).
+func (a *App) updateEntryForm(w http.ResponseWriter, r *http.Request) {
+	d, err := a.formEntry(r)
+	if err != nil {
+		a.pageError(w, r, err)
+		return
+	}
+	form, values, parseErr := parseModelEntryForm(r)
+	_, err = a.store.UpdateDeployment(r.Context(), d.ID, func(cur *models.Deployment) error {
+		// Every field but the public name is the form's.
+		in := form
+		in.PublicName = cur.PublicName
+		in.Enabled = &values.Enabled
+		if err := joinInputErrors(parseErr, a.validateStruct(&in)); err != nil {
+			return err
+		}
+		in.applyTo(cur)
+		return nil
+	})
+	values.PublicName = d.PublicName
+	a.edited(w, r, err, &inlineEdit{publicName: d.PublicName, entryID: d.ID, field: "entry", values: values})
+}
+
+// entryValuesOf is an entry as its edit form shows it; unset fields are blank.
+func entryValuesOf(d *models.Deployment) views.ModelEntryValues {
+	v := views.ModelEntryValues{
+		PublicName:      d.PublicName,
+		ProviderID:      strconv.FormatInt(d.ProviderID, 10),
+		UpstreamModel:   d.UpstreamModel,
+		Weight:          formatOptional(d.Weight),
+		CooldownSeconds: optionalInt(d.CooldownSeconds),
+		TimeoutSeconds:  optionalInt(d.TimeoutSeconds),
+		ContextWindow:   optionalInt(d.ContextWindow),
+		Prices:          priceFormValues(d.Prices),
+		BaseModel:       d.BaseModel,
+		RPMLimit:        optionalInt(d.RPMLimit),
+		TPMLimit:        optionalInt(d.TPMLimit),
+		Priority:        strconv.Itoa(d.Priority),
+		Enabled:         d.Enabled,
+	}
+	return v
+}
+
+// applyTo puts the typed value and the error into the form it came from.
+func (e *inlineEdit) applyTo(g *views.PoolGroup) {
+	if e.field == "fallback" {
+		for i := range g.Fallbacks {
+			if g.Fallbacks[i].Kind == e.kind {
+				g.Fallbacks[i].Input, g.Fallbacks[i].Error = e.value, e.msg
+			}
+		}
+		return
+	}
+	if e.field == "settings" {
+		g.Settings = e.settings
+		g.Settings.Errors = e.errors
+		return
+	}
+	for i := range g.Members {
+		m := &g.Members[i]
+		if m.ID != e.entryID {
+			continue
+		}
+		switch e.field {
+		case "entry":
+			m.Edit = &views.ModelEntryForm{
+				IDPrefix: "edit-" + strconv.FormatInt(m.ID, 10) + "-", CSRFToken: g.CSRFToken,
+				Providers: e.providers, Values: e.values, Errors: e.errors,
+			}
+		case "weight":
+			m.WeightInput, m.WeightError = e.value, e.msg
+		default:
+			m.ToggleError = e.msg
 		}
 	}
-	w.Header().Set("HX-Reswap", "delete")
-	w.WriteHeader(http.StatusOK)
 }

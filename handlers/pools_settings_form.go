@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"strings"
 
 	"gateway/models"
 	"gateway/views"
@@ -12,17 +11,17 @@ import (
 // on a pool's card. Like PUT /api/pools/{public_name} it replaces: a blank
 // field goes back to the gateway's default.
 func (a *App) setPoolSettingsForm(w http.ResponseWriter, r *http.Request) {
-	name := strings.TrimSpace(r.PostFormValue("public_name"))
+	name := formValue(r, "public_name")
 	// The name is the form's own hidden field: a wrong one is a bad request.
 	if err := a.validateVar("public_name", name, "required,max=500,publicname"); err != nil {
 		a.pageError(w, r, err)
 		return
 	}
 	values := views.PoolSettingsForm{
-		StickyTTLSeconds: strings.TrimSpace(r.PostFormValue("sticky_ttl_seconds")),
-		NumRetries:       strings.TrimSpace(r.PostFormValue("num_retries")),
-		AllowedFails:     strings.TrimSpace(r.PostFormValue("allowed_fails")),
-		RoutingStrategy:  strings.TrimSpace(r.PostFormValue("routing_strategy")),
+		StickyTTLSeconds: formValue(r, "sticky_ttl_seconds"),
+		NumRetries:       formValue(r, "num_retries"),
+		AllowedFails:     formValue(r, "allowed_fails"),
+		RoutingStrategy:  formValue(r, "routing_strategy"),
 		Strategies:       strategyOptions(),
 	}
 	p := formParser{}
@@ -32,7 +31,7 @@ func (a *App) setPoolSettingsForm(w http.ResponseWriter, r *http.Request) {
 		AllowedFails:     p.int("allowed_fails", values.AllowedFails),
 		RoutingStrategy:  values.RoutingStrategy,
 	}
-	err := withParseErrors(p.err, a.validateStruct(&in))
+	err := joinInputErrors(p.err, a.validateStruct(&in))
 	if err == nil {
 		ps := in.poolSettingOf(name)
 		err = a.store.PutPoolSetting(r.Context(), &ps)
