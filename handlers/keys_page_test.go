@@ -64,6 +64,14 @@ func TestKeysPage(t *testing.T) {
 			t.Error("a plain page load shows a new key")
 		}
 		form := testid(doc, "key-form")
+		// Without htmx (no header) the form and the row buttons post the
+		// token in a hidden field: it must be the session's.
+		if tok, _ := form.Find(`input[name="csrf_token"]`).Attr("value"); tok == "" || tok != b.csrfToken(rec) {
+			t.Errorf("the create form's csrf_token is %q, want the session's", tok)
+		}
+		if tok, _ := row.Find(`input[name="csrf_token"]`).First().Attr("value"); tok == "" {
+			t.Error("a key row's buttons carry no csrf_token")
+		}
 		if form.Find(`select[name="user_id"] option[value]`).Length() != 2 || form.Find(`select[name="team_id"] option[value]`).Length() != 2 {
 			t.Error("the form does not offer the user and the team")
 		}
