@@ -206,7 +206,7 @@ func (s *Server) rollOver(b *budget, h holder, now time.Time) {
 	b.stored, b.pending, b.pendSum, b.shared, b.warned = 0, b.pending[:0], 0, 0, false
 	b.resetAt = models.BudgetPeriodEnd(b.period, b.anchor, now)
 	b.storedPeriod = b.resetAt // the reset below names it
-	s.logs.resetSpend(h, b.resetAt, from)
+	s.logs.ResetSpend(h.kind, h.id, b.resetAt, from)
 }
 
 // budgetSlack absorbs float rounding: fifty requests of $0.01 fit a $0.50

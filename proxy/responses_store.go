@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/requestlog"
 )
 
 // The Responses API keeps state between requests: an answer is stored
@@ -32,7 +33,7 @@ import (
 // responseStore is the gateway's memory of stored responses.
 type responseStore struct {
 	db   responsesDB
-	logs *logWriter
+	logs *requestlog.Writer
 	// limit bounds the bytes kept in memory; the least recently used go
 	// first (they are in the database).
 	limit int64
@@ -78,7 +79,7 @@ const (
 	maxStoredResponse = 16 << 20
 )
 
-func newResponseStore(db responsesDB, logs *logWriter) *responseStore {
+func newResponseStore(db responsesDB, logs *requestlog.Writer) *responseStore {
 	return &responseStore{db: db, logs: logs, limit: responsesMemory, wait: time.Second,
 		lru: list.New(), byID: make(map[respKey]*list.Element), items: make(map[respKey]json.RawMessage)}
 }
@@ -347,7 +348,7 @@ func (rs *responseStore) keep(t *responsesTurn, response []byte) {
 			CreatedAt: now, Item: string(it)})
 	}
 	rs.remember(k, items)
-	rs.logs.enqueue(models.LogEntry{Response: row})
+	rs.logs.Enqueue(models.LogEntry{Response: row})
 }
 
 // withIDs gives every input item without an id one, for listing them.
@@ -469,7 +470,7 @@ func (rs *responseStore) forget(ctx context.Context, k respKey) (bool, error) {
 		return false, errStateUnavailable(err)
 	case inMemory:
 		// Not written yet: delete it once it is.
-		rs.logs.enqueue(models.LogEntry{ForgetResponse: &models.ResponseRef{KeyID: k.keyID, ID: k.id}})
+		rs.logs.Enqueue(models.LogEntry{ForgetResponse: &models.ResponseRef{KeyID: k.keyID, ID: k.id}})
 		return true, nil
 	}
 	return false, nil
