@@ -3,6 +3,8 @@ package proxy
 import (
 	"net/http"
 	"strconv"
+
+	"gateway/proxy/jsonscan"
 )
 
 // bytesPerToken is the estimate's ratio: English prose and JSON run at about
@@ -16,10 +18,10 @@ const bytesPerToken = 4
 // says so in a header.
 func (rq *routing) estimateTokens(m *member, upstreamModel string, req *chatRequest) *failure {
 	n := 0
-	sc := newObjectScanner(req.body, req.open)
-	for key, val, ok := sc.next(); ok; key, val, ok = sc.next() {
-		if keyIs(key, "system") || keyIs(key, "messages") || keyIs(key, "tools") {
-			n += val.end - val.start
+	sc := jsonscan.NewObject(req.body, req.open)
+	for key, val, ok := sc.Next(); ok; key, val, ok = sc.Next() {
+		if jsonscan.KeyIs(key, "system") || jsonscan.KeyIs(key, "messages") || jsonscan.KeyIs(key, "tools") {
+			n += val.End - val.Start
 		}
 	}
 	tokens := (n + bytesPerToken - 1) / bytesPerToken

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/jsonscan"
 	"gateway/proxy/requestlog"
 )
 
@@ -96,22 +97,22 @@ type responsesTurn struct {
 // get holds the whole conversation and asks for store: false; it is nil
 // when the request is to go as it came.
 func (rs *responseStore) prepare(ctx context.Context, keyID int64, body []byte, model string) ([]byte, *responsesTurn, error) {
-	var store, prev, input span
-	sc := newObjectScanner(body, skipSpace(body, 0))
-	for key, val, ok := sc.next(); ok; key, val, ok = sc.next() {
+	var store, prev, input jsonscan.Span
+	sc := jsonscan.NewObject(body, jsonscan.SkipSpace(body, 0))
+	for key, val, ok := sc.Next(); ok; key, val, ok = sc.Next() {
 		switch {
-		case keyIs(key, "store"):
+		case jsonscan.KeyIs(key, "store"):
 			store = val
-		case keyIs(key, "previous_response_id"):
+		case jsonscan.KeyIs(key, "previous_response_id"):
 			prev = val
-		case keyIs(key, "input"):
+		case jsonscan.KeyIs(key, "input"):
 			input = val
 		}
 	}
-	raw := func(s span) []byte { return body[s.start:s.end] }
-	keep := !store.found() || !bytes.Equal(raw(store), []byte("false"))
+	raw := func(s jsonscan.Span) []byte { return body[s.Start:s.End] }
+	keep := !store.Found() || !bytes.Equal(raw(store), []byte("false"))
 	prevID := ""
-	if prev.found() && !bytes.Equal(raw(prev), []byte("null")) {
+	if prev.Found() && !bytes.Equal(raw(prev), []byte("null")) {
 		if err := json.Unmarshal(raw(prev), &prevID); err != nil {
 			return nil, nil, errBadRequest("invalid_request", "previous_response_id: must be a string")
 		}
@@ -120,11 +121,11 @@ func (rs *responseStore) prepare(ctx context.Context, keyID int64, body []byte, 
 	// (the type is optional): looked for in every request that keeps state,
 	// and in the others only when the word is there (Codex's requests, which
 	// keep nothing, are not read through).
-	refers := input.found() && (keep || prevID != "" || bytes.Contains(raw(input), []byte("item_reference")))
+	refers := input.Found() && (keep || prevID != "" || bytes.Contains(raw(input), []byte("item_reference")))
 	if !keep && prevID == "" && !refers {
 		return nil, nil, nil // Codex's: nothing to expand, nothing to keep
 	}
-	items, err := inputItems(raw(input), input.found())
+	items, err := inputItems(raw(input), input.Found())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -291,9 +292,9 @@ func rewriteFields(body []byte, set map[string][]byte) []byte {
 	out := make([]byte, 0, len(body)+256)
 	out = append(out, '{')
 	done := make(map[string]bool, len(set))
-	sc := newObjectScanner(body, skipSpace(body, 0))
-	for key, val, ok := sc.next(); ok; key, val, ok = sc.next() {
-		value := body[val.start:val.end]
+	sc := jsonscan.NewObject(body, jsonscan.SkipSpace(body, 0))
+	for key, val, ok := sc.Next(); ok; key, val, ok = sc.Next() {
+		value := body[val.Start:val.End]
 		if v, replaced := set[string(key)]; replaced {
 			done[string(key)] = true
 			if v == nil {
