@@ -26,15 +26,10 @@ func (rq *routing) estimateTokens(m *member, upstreamModel string, req *chatRequ
 	}
 	tokens := (n + bytesPerToken - 1) / bytesPerToken
 	body := []byte(`{"input_tokens":` + strconv.Itoa(tokens) + `}`)
-	x, w := rq.x, rq.w
-	h := w.Header()
-	x.setGatewayHeaders(h)
+	h := rq.w.Header()
+	rq.x.setGatewayHeaders(h)
 	h.Set("X-Gateway-Token-Count", "estimate")
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	x.row.Status = http.StatusOK
-	x.wrote(rq.s.now())
-	w.Write(body) //nolint:errcheck // a caller gone now has had its answer sent
+	rq.sendWhole(http.StatusOK, body)
 	return nil
 }
