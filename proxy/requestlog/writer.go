@@ -27,12 +27,10 @@ type Inserter interface {
 	SaveLogEntries(ctx context.Context, entries []models.LogEntry, once bool) error
 }
 
-// Writer writes request logs, and the spend they carry, in batches, so
-// that a slow or down database never delays or fails a proxied request. What
-// a caller was answered for is not lost: while the database cannot be reached, rows wait in memory and,
-// past a bound and at shutdown, in a spool of files in the data dir, and are
-// written in order once it is back, or at the next start. Only a row the
-// database refuses for its content is dropped, alone, counted and logged.
+// Writer is the request-log writer. What a caller was answered for is not
+// lost: rows wait in memory and in the spool in the data dir until the
+// database takes them. Only a row the database refuses for its content is
+// dropped, alone, counted and logged.
 //
 // Two goroutines: the pump (run) takes rows from the queue and decides where
 // they wait, and never waits on the database; the inserter writes one batch
