@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	"gateway/proxy/jsonscan"
 )
 
 // An Anthropic stream passed through carries its usage in two events:
@@ -72,49 +74,49 @@ func (j countsJSON) counts() anthropicCounts {
 
 // fastEventCounts reads the common shapes; decided is false for anything
 // whose reading by encoding/json it does not mirror exactly: invalid JSON
-// (validJSON and encoding/json differ at the edges), keys with escapes or in
+// (jsonscan.Valid and encoding/json differ at the edges), keys with escapes or in
 // another case (encoding/json matches fields without regard to case), a
 // field given twice, a value of an unexpected type, a count that is not an
 // int64.
 func fastEventCounts(data []byte, inMessage bool) (c anthropicCounts, ok, decided bool) {
-	if !validJSON(data) {
+	if !jsonscan.Valid(data) {
 		return c, false, false
 	}
-	i := skipSpace(data, 0)
+	i := jsonscan.SkipSpace(data, 0)
 	if data[i] != '{' {
 		return c, false, false
 	}
 	if inMessage {
 		v, found, fine := uniqueField(data, i, "message")
-		if !fine || !found || data[v.start] == 'n' {
+		if !fine || !found || data[v.Start] == 'n' {
 			return c, fine, fine // absent or null: no counts
 		}
-		if data[v.start] != '{' {
+		if data[v.Start] != '{' {
 			return c, false, false
 		}
-		i = v.start
+		i = v.Start
 	}
 	v, found, fine := uniqueField(data, i, "usage")
-	if !fine || !found || data[v.start] == 'n' {
+	if !fine || !found || data[v.Start] == 'n' {
 		return c, fine, fine
 	}
-	if data[v.start] != '{' {
+	if data[v.Start] != '{' {
 		return c, false, false
 	}
 	names := [...]string{countInput: "input_tokens", countCacheRead: "cache_read_input_tokens",
 		countCacheCreate: "cache_creation_input_tokens", countOutput: "output_tokens"}
-	if !readCounts(data, v.start, names[:], &c) {
+	if !readCounts(data, v.Start, names[:], &c) {
 		return c, false, false
 	}
-	v, found, fine = uniqueField(data, v.start, "cache_creation")
+	v, found, fine = uniqueField(data, v.Start, "cache_creation")
 	switch {
 	case !fine:
 		return c, false, false
-	case found && data[v.start] == '{':
-		if !readCounts(data, v.start, []string{countCache1h: "ephemeral_1h_input_tokens"}, &c) {
+	case found && data[v.Start] == '{':
+		if !readCounts(data, v.Start, []string{countCache1h: "ephemeral_1h_input_tokens"}, &c) {
 			return c, false, false
 		}
-	case found && data[v.start] != 'n':
+	case found && data[v.Start] != 'n':
 		return c, false, false // not an object: encoding/json refuses it
 	}
 	return c, true, true
@@ -125,8 +127,8 @@ func fastEventCounts(data []byte, inMessage bool) (c anthropicCounts, ok, decide
 // might read it otherwise (see fastEventCounts).
 func readCounts(data []byte, open int, names []string, c *anthropicCounts) bool {
 	var seen [numCounts]bool
-	s := newObjectScanner(data, open)
-	for key, val, more := s.next(); more; key, val, more = s.next() {
+	s := jsonscan.NewObject(data, open)
+	for key, val, more := s.Next(); more; key, val, more = s.Next() {
 		for f, name := range names {
 			if name == "" || !sameKey(key, name) {
 				continue
@@ -135,7 +137,7 @@ func readCounts(data []byte, open int, names []string, c *anthropicCounts) bool 
 				return false
 			}
 			seen[f] = true
-			raw := data[val.start:val.end]
+			raw := data[val.Start:val.End]
 			if raw[0] == 'n' {
 				break // null: no count
 			}
@@ -152,9 +154,9 @@ func readCounts(data []byte, open int, names []string, c *anthropicCounts) bool 
 // uniqueField finds the field name of the object at data[open]: fine is
 // false when encoding/json might read it otherwise than here (see
 // fastEventCounts).
-func uniqueField(data []byte, open int, name string) (v span, found, fine bool) {
-	s := newObjectScanner(data, open)
-	for key, val, more := s.next(); more; key, val, more = s.next() {
+func uniqueField(data []byte, open int, name string) (v jsonscan.Span, found, fine bool) {
+	s := jsonscan.NewObject(data, open)
+	for key, val, more := s.Next(); more; key, val, more = s.Next() {
 		if !sameKey(key, name) {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 
 	"gateway/models"
 	"gateway/proxy/cluster"
+	"gateway/proxy/jsonscan"
 	"gateway/proxy/pricing"
 )
 
@@ -206,7 +207,7 @@ func (s *Server) rollOver(b *budget, h holder, now time.Time) {
 	b.stored, b.pending, b.pendSum, b.shared, b.warned = 0, b.pending[:0], 0, 0, false
 	b.resetAt = models.BudgetPeriodEnd(b.period, b.anchor, now)
 	b.storedPeriod = b.resetAt // the reset below names it
-	s.logs.resetSpend(h, b.resetAt, from)
+	s.logs.ResetSpend(h.kind, h.id, b.resetAt, from)
 }
 
 // budgetSlack absorbs float rounding: fifty requests of $0.01 fit a $0.50
@@ -349,9 +350,9 @@ const defaultMaxTokens = 4096
 
 // maxTokens is the request's output limit under any of the protocols' names.
 func (c *chatRequest) maxTokens() int64 {
-	sc := newObjectScanner(c.body, c.open)
-	for key, val, ok := sc.next(); ok; key, val, ok = sc.next() {
-		if keyIs(key, "max_tokens") || keyIs(key, "max_completion_tokens") || keyIs(key, "max_output_tokens") {
+	sc := jsonscan.NewObject(c.body, c.open)
+	for key, val, ok := sc.Next(); ok; key, val, ok = sc.Next() {
+		if jsonscan.KeyIs(key, "max_tokens") || jsonscan.KeyIs(key, "max_completion_tokens") || jsonscan.KeyIs(key, "max_output_tokens") {
 			if n, err := strconv.ParseInt(c.raw(val), 10, 64); err == nil && n > 0 {
 				return n
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/requestlog"
 )
 
 // TestBudgetRefresh: the stored spend replaces what was read before, and
@@ -48,7 +49,7 @@ func TestBudgetRefresh(t *testing.T) {
 func TestBudgetPeriods(t *testing.T) {
 	created := time.Date(2026, 1, 31, 10, 0, 0, 0, time.UTC)
 	day := 24 * time.Hour
-	s := &Server{logs: newLogWriter(nil, nil, 16, "")}
+	s := &Server{logs: requestlog.New(nil, nil, 16, "")}
 	h := holder{"key", 1}
 	limits := func(period string, spend float64, resetAt *time.Time) budgetLimits {
 		hard := 10.0

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"gateway/proxy/jsonscan"
 )
 
 // maxMessages is Anthropic's documented maximum, applied to every protocol so
@@ -25,11 +27,11 @@ type chatRequest struct {
 	wantsUsage      bool
 	requireMessages bool
 
-	modelAt         span
-	streamAt        span
-	messagesAt      span
-	streamOptionsAt span
-	includeUsageAt  span // inside streamOptionsAt
+	modelAt         jsonscan.Span
+	streamAt        jsonscan.Span
+	messagesAt      jsonscan.Span
+	streamOptionsAt jsonscan.Span
+	includeUsageAt  jsonscan.Span // inside streamOptionsAt
 }
 
 // parseChatRequest checks a chat completions or messages body in the order
@@ -45,10 +47,10 @@ func parseRequest(body []byte, requireMessages bool) (*chatRequest, error) {
 	if !utf8.Valid(body) {
 		return nil, errBadRequest("invalid_encoding", "request body is not valid UTF-8")
 	}
-	if !validJSON(body) {
+	if !jsonscan.Valid(body) {
 		return nil, errBadRequest("invalid_json", "request body is not valid JSON")
 	}
-	open := skipSpace(body, 0)
+	open := jsonscan.SkipSpace(body, 0)
 	if body[open] != '{' {
 		return nil, errBadRequest("invalid_body", "request body must be a JSON object")
 	}
@@ -66,18 +68,18 @@ func parseRequest(body []byte, requireMessages bool) (*chatRequest, error) {
 func (c *chatRequest) locateFields() error {
 	fields := [...]struct {
 		name string
-		at   *span
+		at   *jsonscan.Span
 	}{{"model", &c.modelAt}, {"stream", &c.streamAt}, {"messages", &c.messagesAt}, {"stream_options", &c.streamOptionsAt}}
-	sc := newObjectScanner(c.body, c.open)
-	for key, val, ok := sc.next(); ok; key, val, ok = sc.next() {
+	sc := jsonscan.NewObject(c.body, c.open)
+	for key, val, ok := sc.Next(); ok; key, val, ok = sc.Next() {
 		for _, f := range fields {
-			if !keyIs(key, f.name) {
+			if !jsonscan.KeyIs(key, f.name) {
 				if bytes.EqualFold(key, []byte(f.name)) {
 					return errBadRequest("duplicate_field", fmt.Sprintf("%q is %s in another case", key, f.name))
 				}
 				continue
 			}
-			if f.at.found() {
+			if f.at.Found() {
 				return errBadRequest("duplicate_field", fmt.Sprintf("%s appears more than once", f.name))
 			}
 			*f.at = val
@@ -96,13 +98,13 @@ func (c *chatRequest) check() error {
 }
 
 func (c *chatRequest) checkModel() error {
-	if !c.modelAt.found() || c.raw(c.modelAt) == "null" {
+	if !c.modelAt.Found() || c.raw(c.modelAt) == "null" {
 		return errBadRequest("missing_model", "you must provide a model parameter")
 	}
-	if c.body[c.modelAt.start] != '"' {
+	if c.body[c.modelAt.Start] != '"' {
 		return errBadRequest("invalid_type", "model must be a string")
 	}
-	if err := json.Unmarshal(c.body[c.modelAt.start:c.modelAt.end], &c.model); err != nil {
+	if err := json.Unmarshal(c.body[c.modelAt.Start:c.modelAt.End], &c.model); err != nil {
 		return errBadRequest("invalid_type", "model must be a string")
 	}
 	if c.model == "" {
@@ -115,7 +117,7 @@ func (c *chatRequest) checkModel() error {
 }
 
 func (c *chatRequest) checkStream() error {
-	if !c.streamAt.found() {
+	if !c.streamAt.Found() {
 		return nil
 	}
 	switch c.raw(c.streamAt) {
@@ -129,16 +131,16 @@ func (c *chatRequest) checkStream() error {
 }
 
 func (c *chatRequest) checkMessages() error {
-	if !c.messagesAt.found() && !c.requireMessages {
+	if !c.messagesAt.Found() && !c.requireMessages {
 		return nil
 	}
-	if !c.messagesAt.found() {
+	if !c.messagesAt.Found() {
 		return errBadRequest("missing_messages", "you must provide a messages parameter")
 	}
-	if c.body[c.messagesAt.start] != '[' {
+	if c.body[c.messagesAt.Start] != '[' {
 		return errBadRequest("invalid_type", "messages must be an array")
 	}
-	if n := countElements(c.body, c.messagesAt.start, maxMessages); n > maxMessages {
+	if n := jsonscan.CountElements(c.body, c.messagesAt.Start, maxMessages); n > maxMessages {
 		return errBadRequest("too_many_messages", fmt.Sprintf("messages holds more than %d entries", maxMessages))
 	}
 	return nil
@@ -146,29 +148,29 @@ func (c *chatRequest) checkMessages() error {
 
 func (c *chatRequest) checkStreamOptions() error {
 	at := c.streamOptionsAt
-	if !at.found() || c.raw(at) == "null" {
+	if !at.Found() || c.raw(at) == "null" {
 		return nil
 	}
-	if c.body[at.start] != '{' {
+	if c.body[at.Start] != '{' {
 		return errBadRequest("invalid_type", "stream_options must be an object")
 	}
-	sc := newObjectScanner(c.body, at.start)
-	for key, val, ok := sc.next(); ok; key, val, ok = sc.next() {
-		if keyIs(key, "include_usage") {
+	sc := jsonscan.NewObject(c.body, at.Start)
+	for key, val, ok := sc.Next(); ok; key, val, ok = sc.Next() {
+		if jsonscan.KeyIs(key, "include_usage") {
 			c.includeUsageAt = val
 		}
 	}
-	c.wantsUsage = c.includeUsageAt.found() && c.raw(c.includeUsageAt) == "true"
+	c.wantsUsage = c.includeUsageAt.Found() && c.raw(c.includeUsageAt) == "true"
 	return nil
 }
 
-// raw returns the bytes of a span as a string for comparisons; the compiler
+// raw returns the bytes of a jsonscan.Span as a string for comparisons; the compiler
 // does not copy them for ==.
-func (c *chatRequest) raw(at span) string { return string(c.body[at.start:at.end]) }
+func (c *chatRequest) raw(at jsonscan.Span) string { return string(c.body[at.Start:at.End]) }
 
-// edit replaces body[at.start:at.end] with text; an insertion has start == end.
+// edit replaces body[at.Start:at.End] with text; an insertion has start == end.
 type edit struct {
-	at   span
+	at   jsonscan.Span
 	text string
 }
 
@@ -179,13 +181,13 @@ func (c *chatRequest) rewrite(upstreamModel string, askUsage bool) []byte {
 	quoted, err := json.Marshal(upstreamModel)
 	if err != nil {
 		// A Go string always marshals; keep the caller's model if not.
-		quoted = c.body[c.modelAt.start:c.modelAt.end]
+		quoted = c.body[c.modelAt.Start:c.modelAt.End]
 	}
 	edits := [2]edit{{c.modelAt, string(quoted)}}
 	n := 1
 	if e, ok := c.usageEdit(); ok && askUsage {
 		edits[1], n = e, 2
-		if edits[1].at.start < edits[0].at.start {
+		if edits[1].at.Start < edits[0].at.Start {
 			edits[0], edits[1] = edits[1], edits[0]
 		}
 	}
@@ -198,34 +200,34 @@ func (c *chatRequest) usageEdit() (edit, bool) {
 	switch {
 	case !c.stream || c.wantsUsage:
 		return edit{}, false
-	case !c.streamOptionsAt.found():
+	case !c.streamOptionsAt.Found():
 		at := c.open + 1
-		return edit{span{at, at}, `"stream_options":{"include_usage":true},`}, true
+		return edit{jsonscan.Span{Start: at, End: at}, `"stream_options":{"include_usage":true},`}, true
 	case c.raw(c.streamOptionsAt) == "null":
 		return edit{c.streamOptionsAt, `{"include_usage":true}`}, true
-	case c.includeUsageAt.found():
+	case c.includeUsageAt.Found():
 		return edit{c.includeUsageAt, `true`}, true
 	}
-	at := c.streamOptionsAt.start + 1
+	at := c.streamOptionsAt.Start + 1
 	text := `"include_usage":true`
-	if c.body[skipSpace(c.body, at)] != '}' {
+	if c.body[jsonscan.SkipSpace(c.body, at)] != '}' {
 		text += ","
 	}
-	return edit{span{at, at}, text}, true
+	return edit{jsonscan.Span{Start: at, End: at}, text}, true
 }
 
 // applyEdits copies body with non-overlapping edits applied, in order.
 func applyEdits(body []byte, edits []edit) []byte {
 	size := len(body)
 	for _, e := range edits {
-		size += len(e.text) - (e.at.end - e.at.start)
+		size += len(e.text) - (e.at.End - e.at.Start)
 	}
 	out := make([]byte, 0, size)
 	last := 0
 	for _, e := range edits {
-		out = append(out, body[last:e.at.start]...)
+		out = append(out, body[last:e.at.Start]...)
 		out = append(out, e.text...)
-		last = e.at.end
+		last = e.at.End
 	}
 	return append(out, body[last:]...)
 }

@@ -115,29 +115,6 @@ func TestParseChatRequestErrors(t *testing.T) {
 	}
 }
 
-func TestCountElements(t *testing.T) {
-	for _, tc := range []struct {
-		array string
-		want  int
-	}{
-		{`[]`, 0},
-		{`[ ]`, 0},
-		{`[1]`, 1},
-		{`[{"a":[1,2,{"b":"],["}]}, "x,y", [], null , 3.5e2]`, 5},
-	} {
-		if got := countElements([]byte(tc.array), 0, maxMessages); got != tc.want {
-			t.Errorf("%s: got %d, want %d", tc.array, got, tc.want)
-		}
-	}
-	exact := `[` + strings.Repeat(`{},`, maxMessages-1) + `{}]`
-	if got := countElements([]byte(exact), 0, maxMessages); got != maxMessages {
-		t.Errorf("exactly the limit: got %d", got)
-	}
-	if got := countElements([]byte(`[`+strings.Repeat(`1,`, maxMessages+50)+`1]`), 0, maxMessages); got <= maxMessages {
-		t.Errorf("over the limit: got %d, want more than %d", got, maxMessages)
-	}
-}
-
 func TestStreamInspect(t *testing.T) {
 	usageOnly := []byte("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"prompt_tokens_details\":{\"cached_tokens\":1}}}\n\n")
 	content := []byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"the \\\"usage\\\": {} is text\"},\"finish_reason\":null}],\"usage\":null}\n\n")

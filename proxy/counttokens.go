@@ -3,6 +3,8 @@ package proxy
 import (
 	"net/http"
 	"strconv"
+
+	"gateway/proxy/jsonscan"
 )
 
 // bytesPerToken is the estimate's ratio: English prose and JSON run at about
@@ -16,23 +18,18 @@ const bytesPerToken = 4
 // says so in a header.
 func (rq *routing) estimateTokens(m *member, upstreamModel string, req *chatRequest) *failure {
 	n := 0
-	sc := newObjectScanner(req.body, req.open)
-	for key, val, ok := sc.next(); ok; key, val, ok = sc.next() {
-		if keyIs(key, "system") || keyIs(key, "messages") || keyIs(key, "tools") {
-			n += val.end - val.start
+	sc := jsonscan.NewObject(req.body, req.open)
+	for key, val, ok := sc.Next(); ok; key, val, ok = sc.Next() {
+		if jsonscan.KeyIs(key, "system") || jsonscan.KeyIs(key, "messages") || jsonscan.KeyIs(key, "tools") {
+			n += val.End - val.Start
 		}
 	}
 	tokens := (n + bytesPerToken - 1) / bytesPerToken
 	body := []byte(`{"input_tokens":` + strconv.Itoa(tokens) + `}`)
-	x, w := rq.x, rq.w
-	h := w.Header()
-	x.setGatewayHeaders(h)
+	h := rq.w.Header()
+	rq.x.setGatewayHeaders(h)
 	h.Set("X-Gateway-Token-Count", "estimate")
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	x.row.Status = http.StatusOK
-	x.wrote(rq.s.now())
-	w.Write(body) //nolint:errcheck // a caller gone now has had its answer sent
+	rq.sendWhole(http.StatusOK, body)
 	return nil
 }

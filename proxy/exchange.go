@@ -155,16 +155,13 @@ func (s *Server) finish(w http.ResponseWriter, x *exchange) {
 		// The spend is numbered, counted and its row queued under one lock,
 		// so that rows are queued in the order of their numbers: the highest
 		// number committed then says that every one below it is too.
-		s.logs.order.Lock()
-		seq := s.logs.nextSeq()
-		warn := s.settle(x.reservation, x.row.CostUSD, seq)
-		s.logs.enqueueSettled(x.row, seq)
-		s.logs.order.Unlock()
+		var warn [3]*budget
+		s.logs.EnqueueSettled(x.row, func(seq int64) { warn = s.settle(x.reservation, x.row.CostUSD, seq) })
 		s.warnSoft(warn)
 	} else if x.key != nil {
 		// Only a known key's requests are stored: anyone can send bad keys,
 		// and they must not be able to fill the database.
-		s.logs.enqueueRow(x.row)
+		s.logs.EnqueueRow(x.row)
 	}
 	s.metrics.observe(x, end)
 	// Only an answer of known length is complete once flushed: a chunked

@@ -14,6 +14,7 @@ import (
 
 	"gateway/proxy/catalog"
 	"gateway/proxy/providers"
+	"gateway/proxy/requestlog"
 	"gateway/proxy/upstreamerr"
 )
 
@@ -76,7 +77,7 @@ func checkMember(ctx context.Context, m *member) CheckResult {
 	if p == nil || p.err != nil {
 		res.Err = "provider is misconfigured"
 		if p != nil {
-			res.Err += ": " + fit(providers.MaskSecrets(p.err.Error()), 500)
+			res.Err += ": " + requestlog.Fit(providers.MaskSecrets(p.err.Error()), 500)
 		}
 		return res
 	}
@@ -150,7 +151,7 @@ func callError(ctx context.Context, err error) string {
 	if errors.Is(context.Cause(ctx), errUpstreamTimeout) {
 		return fmt.Sprintf("no answer within %s", checkTimeout)
 	}
-	return fit(providers.MaskSecrets(err.Error()), 500)
+	return requestlog.Fit(providers.MaskSecrets(err.Error()), 500)
 }
 
 // answerError is an upstream's error answer in one line: its status and its
@@ -162,5 +163,5 @@ func answerError(p *provider, status int, body []byte) string {
 	if msg != "" {
 		out += ": " + msg
 	}
-	return fit(p.client.Mask(out), 500)
+	return requestlog.Fit(p.client.Mask(out), 500)
 }

@@ -47,13 +47,13 @@ func newMetrics(reg prometheus.Registerer, s *Server) *metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_members_cooling_down",
 			Help: "Pool members cooling down now."}, func() float64 { return float64(s.coolingDownNow()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_log_queue_depth",
-			Help: "Request logs waiting in memory to be written."}, func() float64 { return float64(s.logs.waiting()) }),
+			Help: "Request logs waiting in memory to be written."}, func() float64 { return float64(s.logs.Waiting()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_log_spooled_rows",
-			Help: "Request logs waiting in the spool in the data dir for the database."}, func() float64 { return float64(s.logs.spooled.Load()) }),
+			Help: "Request logs waiting in the spool in the data dir for the database."}, func() float64 { return float64(s.logs.Spooled()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "gateway_log_replayed_rows_total",
-			Help: "Request logs written from the spool."}, func() float64 { return float64(s.logs.replayed.Load()) }),
+			Help: "Request logs written from the spool."}, func() float64 { return float64(s.logs.Replayed()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "gateway_log_dropped_total",
-			Help: "Request logs dropped: refused by the database for their content, or no room left in memory and spool."}, func() float64 { return float64(s.logs.dropped.Load()) }),
+			Help: "Request logs dropped: refused by the database for their content, or no room left in memory and spool."}, func() float64 { return float64(s.logs.Dropped()) }),
 	)
 	return m
 }

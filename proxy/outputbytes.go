@@ -1,6 +1,10 @@
 package proxy
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"gateway/proxy/jsonscan"
+)
 
 // A stream cut before the upstream's final usage (the caller left, the
 // upstream broke off) is billed for the output that reached the caller. The
@@ -84,13 +88,13 @@ func eachField(data []byte, f func(key, value []byte)) {
 			i++
 			continue
 		}
-		end := skipString(data, i)
-		j := skipSpace(data, end)
+		end := jsonscan.SkipString(data, i)
+		j := jsonscan.SkipSpace(data, end)
 		if j >= len(data) || data[j] != ':' || end-1 <= i {
 			i = end
 			continue
 		}
-		v := skipSpace(data, j+1)
+		v := jsonscan.SkipSpace(data, j+1)
 		if v >= len(data) {
 			return
 		}

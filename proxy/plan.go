@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 
+	"gateway/proxy/jsonscan"
 	"gateway/proxy/translate"
 )
 
@@ -153,18 +154,18 @@ const vertexAnthropicVersion = `"anthropic_version":"vertex-2023-10-16"`
 // field becomes the anthropic_version; everything else is kept byte for
 // byte.
 func vertexAnthropicBody(body []byte) []byte {
-	open := skipSpace(body, 0)
+	open := jsonscan.SkipSpace(body, 0)
 	if open >= len(body) || body[open] != '{' {
 		return body
 	}
-	sc := newObjectScanner(body, open)
-	for key, val, ok := sc.next(); ok; key, val, ok = sc.next() {
-		if keyIs(key, "model") {
-			start := bytes.LastIndex(body[:val.start], []byte(`"model"`))
-			return applyEdits(body, []edit{{span{start, val.end}, vertexAnthropicVersion}})
+	sc := jsonscan.NewObject(body, open)
+	for key, val, ok := sc.Next(); ok; key, val, ok = sc.Next() {
+		if jsonscan.KeyIs(key, "model") {
+			start := bytes.LastIndex(body[:val.Start], []byte(`"model"`))
+			return applyEdits(body, []edit{{jsonscan.Span{Start: start, End: val.End}, vertexAnthropicVersion}})
 		}
 	}
-	return applyEdits(body, []edit{{span{open + 1, open + 1}, vertexAnthropicVersion + ","}})
+	return applyEdits(body, []edit{{jsonscan.Span{Start: open + 1, End: open + 1}, vertexAnthropicVersion + ","}})
 }
 
 // answer turns a whole successful answer into the caller's protocol and

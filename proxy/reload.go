@@ -17,7 +17,7 @@ func (s *Server) Reload(ctx context.Context) error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
 	// Before budgets are read: they then include what the spool held.
-	if err := s.logs.openSpool(ctx); err != nil {
+	if err := s.logs.OpenSpool(ctx); err != nil {
 		return err
 	}
 	d, err := s.loadSnapshotData(ctx)

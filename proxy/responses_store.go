@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"gateway/models"
+	"gateway/proxy/jsonscan"
+	"gateway/proxy/requestlog"
 )
 
 // The Responses API keeps state between requests: an answer is stored
@@ -32,7 +34,7 @@ import (
 // responseStore is the gateway's memory of stored responses.
 type responseStore struct {
 	db   responsesDB
-	logs *logWriter
+	logs *requestlog.Writer
 	// limit bounds the bytes kept in memory; the least recently used go
 	// first (they are in the database).
 	limit int64
@@ -78,7 +80,7 @@ const (
 	maxStoredResponse = 16 << 20
 )
 
-func newResponseStore(db responsesDB, logs *logWriter) *responseStore {
+func newResponseStore(db responsesDB, logs *requestlog.Writer) *responseStore {
 	return &responseStore{db: db, logs: logs, limit: responsesMemory, wait: time.Second,
 		lru: list.New(), byID: make(map[respKey]*list.Element), items: make(map[respKey]json.RawMessage)}
 }
@@ -95,22 +97,22 @@ type responsesTurn struct {
 // get holds the whole conversation and asks for store: false; it is nil
 // when the request is to go as it came.
 func (rs *responseStore) prepare(ctx context.Context, keyID int64, body []byte, model string) ([]byte, *responsesTurn, error) {
-	var store, prev, input span
-	sc := newObjectScanner(body, skipSpace(body, 0))
-	for key, val, ok := sc.next(); ok; key, val, ok = sc.next() {
+	var store, prev, input jsonscan.Span
+	sc := jsonscan.NewObject(body, jsonscan.SkipSpace(body, 0))
+	for key, val, ok := sc.Next(); ok; key, val, ok = sc.Next() {
 		switch {
-		case keyIs(key, "store"):
+		case jsonscan.KeyIs(key, "store"):
 			store = val
-		case keyIs(key, "previous_response_id"):
+		case jsonscan.KeyIs(key, "previous_response_id"):
 			prev = val
-		case keyIs(key, "input"):
+		case jsonscan.KeyIs(key, "input"):
 			input = val
 		}
 	}
-	raw := func(s span) []byte { return body[s.start:s.end] }
-	keep := !store.found() || !bytes.Equal(raw(store), []byte("false"))
+	raw := func(s jsonscan.Span) []byte { return body[s.Start:s.End] }
+	keep := !store.Found() || !bytes.Equal(raw(store), []byte("false"))
 	prevID := ""
-	if prev.found() && !bytes.Equal(raw(prev), []byte("null")) {
+	if prev.Found() && !bytes.Equal(raw(prev), []byte("null")) {
 		if err := json.Unmarshal(raw(prev), &prevID); err != nil {
 			return nil, nil, errBadRequest("invalid_request", "previous_response_id: must be a string")
 		}
@@ -119,11 +121,11 @@ func (rs *responseStore) prepare(ctx context.Context, keyID int64, body []byte, 
 	// (the type is optional): looked for in every request that keeps state,
 	// and in the others only when the word is there (Codex's requests, which
 	// keep nothing, are not read through).
-	refers := input.found() && (keep || prevID != "" || bytes.Contains(raw(input), []byte("item_reference")))
+	refers := input.Found() && (keep || prevID != "" || bytes.Contains(raw(input), []byte("item_reference")))
 	if !keep && prevID == "" && !refers {
 		return nil, nil, nil // Codex's: nothing to expand, nothing to keep
 	}
-	items, err := inputItems(raw(input), input.found())
+	items, err := inputItems(raw(input), input.Found())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -290,9 +292,9 @@ func rewriteFields(body []byte, set map[string][]byte) []byte {
 	out := make([]byte, 0, len(body)+256)
 	out = append(out, '{')
 	done := make(map[string]bool, len(set))
-	sc := newObjectScanner(body, skipSpace(body, 0))
-	for key, val, ok := sc.next(); ok; key, val, ok = sc.next() {
-		value := body[val.start:val.end]
+	sc := jsonscan.NewObject(body, jsonscan.SkipSpace(body, 0))
+	for key, val, ok := sc.Next(); ok; key, val, ok = sc.Next() {
+		value := body[val.Start:val.End]
 		if v, replaced := set[string(key)]; replaced {
 			done[string(key)] = true
 			if v == nil {
@@ -347,7 +349,7 @@ func (rs *responseStore) keep(t *responsesTurn, response []byte) {
 			CreatedAt: now, Item: string(it)})
 	}
 	rs.remember(k, items)
-	rs.logs.enqueue(models.LogEntry{Response: row})
+	rs.logs.Enqueue(models.LogEntry{Response: row})
 }
 
 // withIDs gives every input item without an id one, for listing them.
@@ -469,7 +471,7 @@ func (rs *responseStore) forget(ctx context.Context, k respKey) (bool, error) {
 		return false, errStateUnavailable(err)
 	case inMemory:
 		// Not written yet: delete it once it is.
-		rs.logs.enqueue(models.LogEntry{ForgetResponse: &models.ResponseRef{KeyID: k.keyID, ID: k.id}})
+		rs.logs.Enqueue(models.LogEntry{ForgetResponse: &models.ResponseRef{KeyID: k.keyID, ID: k.id}})
 		return true, nil
 	}
 	return false, nil

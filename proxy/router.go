@@ -279,33 +279,36 @@ func (rq *routing) pick(rt route, tried []int64, now time.Time) *member {
 	}
 	count := rt.pool.settings.strategy == strategyUsageBased
 	if m := rq.bound(rt, candidates, now); m != nil {
-		c, ok, err := rq.claimFor(m, now, count)
-		if err != nil {
-			rq.refusal = err
-			return nil
-		}
-		if ok {
-			rq.claim = c
-			return m
+		if got, done := rq.take(m, now, count); done {
+			return got
 		}
 	}
 	for len(candidates) > 0 {
 		tier := lowestTier(candidates)
 		m := rt.pool.settings.strategy.choose(tier, now)
-		c, ok, err := rq.claimFor(m, now, count)
-		if err != nil {
-			rq.refusal = err
-			return nil
-		}
-		if ok {
-			rq.claim = c
-			return m
+		if got, done := rq.take(m, now, count); done {
+			return got
 		}
 		// Its last place went to another request meanwhile.
 		i := slices.Index(candidates, m)
 		candidates = slices.Delete(candidates, i, i+1)
 	}
 	return nil
+}
+
+// take claims a place on m for the request. done says that pick ends here:
+// with m, or with nil and rq.refusal set; otherwise m has no place left.
+func (rq *routing) take(m *member, now time.Time, count bool) (got *member, done bool) {
+	c, ok, err := rq.claimFor(m, now, count)
+	switch {
+	case err != nil:
+		rq.refusal = err
+		return nil, true
+	case ok:
+		rq.claim = c
+		return m, true
+	}
+	return nil, false
 }
 
 // bound is the candidate a live sticky binding names: an admin's pin

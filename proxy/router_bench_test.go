@@ -9,6 +9,7 @@ import (
 
 	"gateway/models"
 	"gateway/proxy/catalog"
+	"gateway/proxy/requestlog"
 )
 
 // BenchmarkPickFromPool is the router's whole pick for one attempt: narrow to
@@ -48,19 +49,19 @@ func TestPickDoesNotAllocate(t *testing.T) {
 // BenchmarkLogEnqueue is what a request pays to hand its log row over: one
 // non-blocking channel send (the writer drains the queue meanwhile).
 func BenchmarkLogEnqueue(b *testing.B) {
-	w := newLogWriter(discardLogs{}, slog.New(slog.DiscardHandler), 10_000, "").start()
+	w := requestlog.New(discardLogs{}, slog.New(slog.DiscardHandler), 10_000, "").Start()
 	defer w.Close(context.Background())
 	row := models.RequestLog{Model: "m", Status: 200, InputTokens: 10, OutputTokens: 5}
 	b.ReportAllocs()
 	for b.Loop() {
-		w.enqueueRow(row)
+		w.EnqueueRow(row)
 	}
 }
 
 // BenchmarkReserveAndSettle is a request's budget bookkeeping on a key with a
 // budget, a user and a team.
 func BenchmarkReserveAndSettle(b *testing.B) {
-	s := &Server{logs: newLogWriter(discardLogs{}, slog.New(slog.DiscardHandler), 10, "")}
+	s := &Server{logs: requestlog.New(discardLogs{}, slog.New(slog.DiscardHandler), 10, "")}
 	k := &virtualKey{}
 	for i := range k.budgets {
 		k.budgets[i] = &budget{hard: 1e12}

@@ -279,5 +279,5 @@ func (s *Server) ClearAllSticky() error {
 // rows waiting in the spool (the database was down) and rows dropped since
 // the start.
 func (s *Server) LogBacklog() (spooled, dropped int64) {
-	return s.logs.spooled.Load(), s.logs.dropped.Load()
+	return s.logs.Spooled(), s.logs.Dropped()
 }

@@ -21,6 +21,7 @@ import (
 	"gateway/proxy/cluster"
 	"gateway/proxy/linger"
 	"gateway/proxy/pricing"
+	"gateway/proxy/requestlog"
 )
 
 const (
@@ -65,7 +66,7 @@ type Server struct {
 	maxBody int64
 	snap    atomic.Pointer[snapshot]
 	states  *memberStates // runtime state, survives reloads
-	logs    *logWriter
+	logs    *requestlog.Writer
 	// responses keeps the Responses API's state.
 	responses *responseStore
 	handler   http.Handler
@@ -103,7 +104,7 @@ func New(store *models.Store, opts Options) *Server {
 		maxBody:    cmpOr(opts.MaxBodyBytes, defaultMaxBodyBytes),
 		states:     newMemberStates(),
 		accounts:   newAccounts(),
-		logs:       newLogWriter(store, logger, cmpOr(opts.LogQueueSize, defaultLogQueueSize), opts.SpoolDir).start(),
+		logs:       requestlog.New(store, logger, cmpOr(opts.LogQueueSize, defaultLogQueueSize), opts.SpoolDir).Start(),
 		now:        opts.Now,
 		sleep:      opts.Sleep,
 		transports: make(map[int64]*cachedTransport),
@@ -170,4 +171,4 @@ func (s *Server) Close(ctx context.Context) error {
 
 // LogsDropped returns how many request logs were dropped so far (refused by
 // the database for their content, or no room left); for metrics.
-func (s *Server) LogsDropped() int64 { return s.logs.dropped.Load() }
+func (s *Server) LogsDropped() int64 { return s.logs.Dropped() }

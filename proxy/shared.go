@@ -200,7 +200,7 @@ func (s *Server) FollowSpend(ctx context.Context, interval time.Duration) {
 // refreshSpend reads the stored spend once.
 func (s *Server) refreshSpend(ctx context.Context) error {
 	// Read first: every row up to this number is in what the query sees.
-	committed := s.logs.committed.Load()
+	committed := s.logs.Committed()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	rows, err := s.store.ListSpend(ctx)
@@ -210,7 +210,7 @@ func (s *Server) refreshSpend(ctx context.Context) error {
 	// Read again: a row committed while the query ran may be in what it
 	// saw. The local books count such a row until the next read (they must
 	// never miss one); a floor, which stays, must never count one twice.
-	committedAfter := s.logs.committed.Load()
+	committedAfter := s.logs.Committed()
 	s.accounts.mu.Lock()
 	budgets := make([]*budget, len(rows))
 	for i, r := range rows {

@@ -119,21 +119,28 @@ func (rq *routing) deliver(a *upstreamAnswer, c *callPlan) *failure {
 		return &failure{trigger: countFailure, retry: true, retrySame: true, kind: models.FallbackGeneral,
 			err: errUpstreamInvalid(rq.x.member.provider, err)}
 	}
-	x, w := rq.x, rq.w
+	x := rq.x
 	if x.turn != nil {
 		rq.s.responses.keep(x.turn, body)
 	}
 	cost := x.account(u)
-	h := w.Header()
+	h := rq.w.Header()
 	x.setGatewayHeaders(h)
 	h["Content-Type"] = jsonOr(a.contentType)
 	h.Set("X-Gateway-Cost-Usd", cost)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(a.status)
-	x.row.Status = a.status
+	rq.sendWhole(a.status, body)
+	return nil
+}
+
+// sendWhole answers the caller with status and a whole body, its other
+// headers set, and notes the answer in the log row.
+func (rq *routing) sendWhole(status int, body []byte) {
+	x, w := rq.x, rq.w
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	x.row.Status = status
 	x.wrote(rq.s.now())
 	w.Write(body) //nolint:errcheck // a caller gone now has had its answer sent
-	return nil
 }
 
 // contentFiltered reports an answer the upstream cut for its content: an

@@ -3,6 +3,7 @@ package proxy
 import (
 	"encoding/json"
 
+	"gateway/proxy/jsonscan"
 	"gateway/proxy/translate"
 )
 
@@ -12,27 +13,27 @@ type usage = translate.Usage
 
 // usageFromBody reads the usage of a whole answer in the upstream's protocol.
 // The answer goes on as it came; only its top-level "usage" is decoded
-// (validJSON first makes the scanner safe on whatever the upstream sent):
+// (jsonscan.Valid first makes the scanner safe on whatever the upstream sent):
 // decoding the whole answer to find it cost twice as much.
 func usageFromBody(body []byte, p protocol) (usage, bool) {
-	if !validJSON(body) {
+	if !jsonscan.Valid(body) {
 		return usage{}, false
 	}
-	open := skipSpace(body, 0)
+	open := jsonscan.SkipSpace(body, 0)
 	if body[open] != '{' {
 		return usage{}, false
 	}
-	var found span
-	sc := newObjectScanner(body, open)
-	for key, val, ok := sc.next(); ok; key, val, ok = sc.next() {
-		if keyIs(key, "usage") {
+	var found jsonscan.Span
+	sc := jsonscan.NewObject(body, open)
+	for key, val, ok := sc.Next(); ok; key, val, ok = sc.Next() {
+		if jsonscan.KeyIs(key, "usage") {
 			found = val // the last one, as a decoder would keep
 		}
 	}
-	if !found.found() {
+	if !found.Found() {
 		return usage{}, false
 	}
-	return usageObject(body[found.start:found.end], p)
+	return usageObject(body[found.Start:found.End], p)
 }
 
 // usageObject reads a usage object in protocol p.

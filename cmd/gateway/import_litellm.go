@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
-	"strings"
-	"text/tabwriter"
+
+	"gateway/cmd/gateway/litellm"
 )
 
 // This file is "gateway import litellm FILE": it moves a LiteLLM proxy's
@@ -51,7 +49,7 @@ func importCommand(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	plan, err := planLiteLLM(raw, getenv, os.ReadFile)
+	plan, err := litellm.ReadConfig(raw, getenv, os.ReadFile)
 	if err != nil {
 		return fmt.Errorf("import: %s: nothing was changed:\n%w", pos[1], err)
 	}
@@ -60,59 +58,15 @@ func importCommand(ctx context.Context, args []string, getenv func(string) strin
 		return err
 	}
 	c.client = "import litellm"
-	im := &importer{c: c, plan: plan, dryRun: *dryRun}
-	if err := im.run(ctx); err != nil {
+	rep, err := litellm.Apply(ctx, c.call, plan, *dryRun)
+	if err != nil {
 		return err
 	}
-	if err := printImportReport(stdout, plan, &im.rep, *dryRun); err != nil {
+	if err := litellm.PrintReport(stdout, plan, rep, *dryRun); err != nil {
 		return err
 	}
-	if im.rep.failed > 0 {
-		return fmt.Errorf("import: %d writes failed (listed above)", im.rep.failed)
+	if rep.Failed() > 0 {
+		return fmt.Errorf("import: %d writes failed (listed above)", rep.Failed())
 	}
 	return nil
-}
-
-// importSections are the report's sections in the order of the writes.
-var importSections = []struct{ key, title string }{
-	{"providers", "Providers"},
-	{"entries", "Model entries"},
-	{"pools", "Pool settings"},
-	{"fallbacks", "Fallbacks"},
-}
-
-// printImportReport prints each step, what was not mapped and what this
-// gateway did not take, then a summary line.
-func printImportReport(w io.Writer, plan *importPlan, rep *importReport, dryRun bool) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, sec := range importSections {
-		fmt.Fprintln(tw, sec.title+":")
-		n := 0
-		for _, s := range rep.steps {
-			if s.section == sec.key {
-				fmt.Fprintf(tw, "  %s\t%s\n", s.verb, strings.Join(s.cols, "\t"))
-				n++
-			}
-		}
-		if n == 0 {
-			fmt.Fprintln(tw, "  none in this file")
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if len(plan.Unmapped) > 0 {
-		fmt.Fprintln(w, "Not mapped (the gateway has no place for these; they were left out, not guessed):")
-		for _, u := range plan.Unmapped {
-			fmt.Fprintln(w, "  "+u)
-		}
-	}
-	if len(rep.notApplied) > 0 {
-		fmt.Fprintln(w, "Not applied (this gateway does not take these fields yet):")
-		for _, f := range slices.Sorted(maps.Keys(rep.notApplied)) {
-			fmt.Fprintf(w, "  %s: %s\n", f, strings.Join(rep.notApplied[f], "; "))
-		}
-	}
-	_, err := fmt.Fprintln(w, rep.summary(dryRun))
-	return err
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"gateway/cmd/gateway/litellm"
 	"gateway/models"
 	"gateway/models/dbtest"
 )
@@ -22,7 +23,7 @@ import (
 // read it back.
 type gatewayState struct {
 	providers, entries, pools []map[string]any
-	fallbacks                 []plannedFallback
+	fallbacks                 []litellm.Fallback
 }
 
 func readState(t *testing.T, g *Gateway) gatewayState {
@@ -52,7 +53,7 @@ func (s gatewayState) String() string {
 func TestImportLiteLLMIntoGateway(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, dsn, dataDir string) {
 		g, _ := startGateway(t, testConfig(dsn, dataDir))
-		env := importEnv()
+		env := liveEnv()
 		env["GATEWAY_ADMIN_URL"] = "http://" + g.AdminAddr()
 		env["GATEWAY_MASTER_KEY"] = testMasterKey
 		// An admin's anthropic provider with the same settings is reused; a
@@ -141,7 +142,7 @@ func wantImported(t *testing.T, s gatewayState, report string) {
 	t.Helper()
 	providers := map[string]string{}
 	for _, p := range s.providers {
-		providers[str(p["name"])] = fmt.Sprintf("%s %s %s", p["api_type"], p["base_url"], p["api_key_last4"])
+		providers[fmt.Sprint(p["name"])] = fmt.Sprintf("%s %s %s", p["api_type"], p["base_url"], p["api_key_last4"])
 	}
 	wantProviders := map[string]string{
 		"openai":               "openai https://api.openai.com/v1 0001",
@@ -206,7 +207,7 @@ func wantImported(t *testing.T, s gatewayState, report string) {
 		}
 	}
 
-	got := jsonOf(t, s.fallbacks)
+	got := jsonOfAny(s.fallbacks)
 	want := `[{"public_name":"*","kind":"general","targets":["deepseek-chat"]},` +
 		`{"public_name":"claude-sonnet","kind":"content_policy","targets":["gpt-4o","deepseek-chat"]},` +
 		`{"public_name":"gpt-4o","kind":"context_window","targets":["llama-70b"]},` +
@@ -295,6 +296,18 @@ func newOlderGateway(t *testing.T) *olderGateway {
 	}))
 	t.Cleanup(g.Close)
 	return g
+}
+
+// liveEnv is the environment testdata/litellm/live.yaml reads with
+// os.environ/.
+func liveEnv() map[string]string {
+	return map[string]string{
+		"OPENAI_API_KEY":        "sk-openai-primary-0001",
+		"OPENAI_API_KEY_BACKUP": "sk-openai-backup-0002",
+		"ANTHROPIC_API_KEY":     "sk-ant-key-000000004",
+		"DEEPSEEK_API_KEY":      "sk-deepseek-00000009",
+		"GROQ_API_KEY":          "gsk-groq-0000000010",
+	}
 }
 
 func jsonOfAny(v any) string {

@@ -194,11 +194,15 @@ func bedrockPath(_ *Client, model string, stream bool) string {
 	return "/model/" + httpbinding.EscapePath(model, true) + op
 }
 
-// vertexBase is Vertex AI's host for the provider's location: global →
-// aiplatform.googleapis.com, the multi-regions us and eu →
-// aiplatform.{us|eu}.rep.googleapis.com, a region R → R-aiplatform.googleapis.com.
-func vertexBase(p *models.Provider) string {
-	switch loc := cmp.Or(p.Location, fieldLocation.Default); loc {
+// vertexBase is Vertex AI's host for the provider's location.
+func vertexBase(p *models.Provider) string { return VertexBaseURL(p.Location) }
+
+// VertexBaseURL is Vertex AI's host for a location ("": the default,
+// global): global → aiplatform.googleapis.com, the multi-regions us and eu
+// → aiplatform.{us|eu}.rep.googleapis.com, a region R →
+// R-aiplatform.googleapis.com.
+func VertexBaseURL(location string) string {
+	switch loc := cmp.Or(location, fieldLocation.Default); loc {
 	case "global":
 		return "https://aiplatform.googleapis.com"
 	case "us", "eu":

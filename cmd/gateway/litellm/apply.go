@@ -1,4 +1,4 @@
-package main
+package litellm
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// This file applies an importPlan through the management API: it reads what
+// This file applies a Plan through the management API: it reads what
 // the gateway has, creates only what is missing and records each step for
 // the report.
 
@@ -24,12 +24,29 @@ var secretFields = []string{"api_key", "aws_secret_access_key", "aws_session_tok
 // import goes on without them and says so. This gateway takes them all.
 var newerFields = map[string]bool{"rpm_limit": true, "tpm_limit": true, "priority": true, "routing_strategy": true}
 
+// Call is the gateway's management API as the import uses it: it sends
+// body (nil: none) as JSON to path and decodes the answer into out (nil:
+// the answer is not read); a refusal is an error that quotes the answer.
+type Call func(ctx context.Context, method, path string, body, out any) error
+
+// Apply reads what the gateway has through call and creates what plan asks
+// for that it does not have yet (with dryRun, only says what it would). The
+// error is one that stopped it before any write; a write that fails is in
+// the report.
+func Apply(ctx context.Context, call Call, plan *Plan, dryRun bool) (*Report, error) {
+	im := &importer{call: call, plan: plan, dryRun: dryRun}
+	if err := im.run(ctx); err != nil {
+		return nil, err
+	}
+	return &im.rep, nil
+}
+
 // importer applies one plan.
 type importer struct {
-	c      *adminClient
-	plan   *importPlan
+	call   Call
+	plan   *Plan
 	dryRun bool
-	rep    importReport
+	rep    Report
 
 	providers   map[string]map[string]any // the gateway's, by name
 	entries     map[[3]string]bool        // public name, provider, upstream model
@@ -40,26 +57,29 @@ type importer struct {
 	names       []string                  // per planned provider: the name it has on the gateway
 }
 
-// importReport is what the import did or would do, in the order it did it.
-type importReport struct {
-	steps      []importStep
+// Report is what the import did or would do, in the order it did it.
+type Report struct {
+	steps      []step
 	notApplied map[string][]string // newer field → where it was left out
 	failed     int
 }
 
-type importStep struct {
+type step struct {
 	section, verb string
 	cols          []string
 }
 
-func (r *importReport) add(section, verb string, cols ...string) {
-	r.steps = append(r.steps, importStep{section, verb, cols})
+// Failed is how many writes failed.
+func (r *Report) Failed() int { return r.failed }
+
+func (r *Report) add(section, verb string, cols ...string) {
+	r.steps = append(r.steps, step{section, verb, cols})
 	if verb == "failed" {
 		r.failed++
 	}
 }
 
-func (r *importReport) count(section, verb string) int {
+func (r *Report) count(section, verb string) int {
 	n := 0
 	for _, s := range r.steps {
 		if s.section == section && s.verb == verb {
@@ -84,12 +104,12 @@ func (im *importer) run(ctx context.Context) error {
 // load reads providers, model entries, pool settings and fallbacks.
 func (im *importer) load(ctx context.Context) error {
 	var providers, entries, pools []map[string]any
-	var fallbacks []plannedFallback
+	var fallbacks []Fallback
 	for _, get := range []struct {
 		path string
 		out  any
 	}{{"/api/providers", &providers}, {"/api/models", &entries}, {"/api/pools", &pools}, {"/api/fallbacks", &fallbacks}} {
-		if err := im.c.call(ctx, http.MethodGet, get.path, nil, get.out); err != nil {
+		if err := im.call(ctx, http.MethodGet, get.path, nil, get.out); err != nil {
 			return fmt.Errorf("import: read %s: %w", get.path, err)
 		}
 	}
@@ -166,7 +186,7 @@ func (im *importer) createProvider(ctx context.Context, i int, name string) any 
 	body := maps.Clone(p.Body)
 	body["name"] = name
 	var out map[string]any
-	if err := im.c.call(ctx, http.MethodPost, "/api/providers", body, &out); err != nil {
+	if err := im.call(ctx, http.MethodPost, "/api/providers", body, &out); err != nil {
 		im.rep.add("providers", "failed", append(providerCols(name, p.Body), err.Error())...)
 		return nil
 	}
@@ -270,7 +290,7 @@ func (im *importer) send(ctx context.Context, method, path string, body map[stri
 				delete(body, f)
 			}
 		}
-		err := im.c.call(ctx, method, path, body, nil)
+		err := im.call(ctx, method, path, body, nil)
 		if err == nil {
 			return nil
 		}
@@ -348,7 +368,7 @@ func (im *importer) applyFallbacks(ctx context.Context) {
 		case im.dryRun:
 			im.rep.add("fallbacks", "would set", cols...)
 		default:
-			if err := im.c.call(ctx, http.MethodPost, "/api/fallbacks", f, nil); err != nil {
+			if err := im.call(ctx, http.MethodPost, "/api/fallbacks", f, nil); err != nil {
 				im.rep.add("fallbacks", "failed", append(cols, err.Error())...)
 				continue
 			}
@@ -358,7 +378,7 @@ func (im *importer) applyFallbacks(ctx context.Context) {
 }
 
 // changes counts what was (or would be) written.
-func (r *importReport) changes() int {
+func (r *Report) changes() int {
 	n := 0
 	for _, s := range r.steps {
 		switch s.verb {
@@ -370,7 +390,7 @@ func (r *importReport) changes() int {
 }
 
 // summary is the report's last line.
-func (r *importReport) summary(dryRun bool) string {
+func (r *Report) summary(dryRun bool) string {
 	verbC, verbS := "created", "set"
 	if dryRun {
 		verbC, verbS = "would create", "would set"

@@ -1,12 +1,12 @@
-package proxy
+package jsonscan
 
-// validJSON reports whether b is one valid JSON value, exactly as json.Valid
-// does (FuzzValidJSON holds it to that), in a single plain pass: json.Valid's
+// Valid reports whether b is one valid JSON value, exactly as json.Valid
+// does (FuzzValid holds it to that), in a single plain pass: json.Valid's
 // state machine, a function call per byte, was the largest single cost of
 // reading a request body (about 4 ns a byte), and every request and every
 // non-streamed answer goes through it. Like json.Valid it does not check
 // UTF-8 and refuses nesting deeper than 10,000.
-func validJSON(b []byte) bool {
+func Valid(b []byte) bool {
 	v := validator{b: b}
 	v.space()
 	if !v.value() {

@@ -1,4 +1,10 @@
-package proxy
+// Package requestlog writes the proxy's request logs, and the spend they
+// carry, to the database in batches, so that a slow or down database never
+// delays or fails a proxied request. While the database cannot be reached,
+// rows wait in memory and, past a bound and at shutdown, in a spool of files
+// (package spool), and are written in order once it is back, or at the next
+// start.
+package requestlog
 
 import (
 	"context"
@@ -16,29 +22,26 @@ import (
 	"gateway/proxy/spool"
 )
 
-// logInserter is the store method the writer needs; tests may fake it.
-type logInserter interface {
+// Inserter is the store method the writer needs; tests may fake it.
+type Inserter interface {
 	SaveLogEntries(ctx context.Context, entries []models.LogEntry, once bool) error
 }
 
-// logWriter writes request logs, and the spend they carry, in batches, so
-// that a slow or down database never delays or fails a proxied request. What
-// a caller was answered for is not lost (design, "Durability of logs and
-// spend"): while the database cannot be reached, rows wait in memory and,
-// past a bound and at shutdown, in a spool of files in the data dir, and are
-// written in order once it is back, or at the next start. Only a row the
-// database refuses for its content is dropped, alone, counted and logged.
+// Writer is the request-log writer. What a caller was answered for is not
+// lost: rows wait in memory and in the spool in the data dir until the
+// database takes them. Only a row the database refuses for its content is
+// dropped, alone, counted and logged.
 //
 // Two goroutines: the pump (run) takes rows from the queue and decides where
 // they wait, and never waits on the database; the inserter writes one batch
 // at a time and reports back.
-type logWriter struct {
-	store    logInserter
+type Writer struct {
+	store    Inserter
 	log      *slog.Logger
 	queue    chan models.LogEntry
 	spoolDir string // "" keeps rows in memory only
-	// spoolOpened: the first Reload replayed the spool. Guarded by the
-	// server's reloadMu.
+	// spoolOpened: OpenSpool replayed the spool. Its callers run it one
+	// at a time.
 	spoolOpened bool
 
 	closed   atomic.Bool
@@ -74,9 +77,12 @@ type logWriter struct {
 	insertTimeout time.Duration
 }
 
-func newLogWriter(store logInserter, logger *slog.Logger, queueSize int, spoolDir string) *logWriter {
+// New returns a writer to store that queues up to queueSize entries and
+// keeps as many in memory; spoolDir "" keeps rows in memory only. Start
+// launches it.
+func New(store Inserter, logger *slog.Logger, queueSize int, spoolDir string) *Writer {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &logWriter{
+	return &Writer{
 		store: store, log: logger, spoolDir: spoolDir,
 		queue:  make(chan models.LogEntry, queueSize),
 		attach: make(chan *spool.Spool[models.LogEntry]), closing: make(chan context.Context),
@@ -86,16 +92,16 @@ func newLogWriter(store logInserter, logger *slog.Logger, queueSize int, spoolDi
 	}
 }
 
-// start launches the writer; tuning fields are set before it.
-func (w *logWriter) start() *logWriter {
+// Start launches the writer; tuning fields are set before it.
+func (w *Writer) Start() *Writer {
 	go w.run()
 	return w
 }
 
-// enqueue hands an entry to the writer without ever blocking. The queue is
+// Enqueue hands an entry to the writer without ever blocking. The queue is
 // full only when the pump, which never waits on the database, cannot keep
 // up with the disk: then the entry is dropped and counted.
-func (w *logWriter) enqueue(e models.LogEntry) {
+func (w *Writer) Enqueue(e models.LogEntry) {
 	if w.closed.Load() {
 		w.dropped.Add(1)
 		return
@@ -107,37 +113,62 @@ func (w *logWriter) enqueue(e models.LogEntry) {
 	}
 }
 
-// enqueueRow hands over a request's log row, which carries its spend.
-func (w *logWriter) enqueueRow(row models.RequestLog) { w.enqueueSettled(row, 0) }
+// EnqueueRow hands over a request's log row, which carries its spend.
+func (w *Writer) EnqueueRow(row models.RequestLog) { w.enqueueNumbered(row, 0) }
 
-// enqueueSettled hands over a row with the sequence number its spend was
+// EnqueueSettled numbers a request's spend, has settle book it under that
+// number, and queues its row, all under one lock, so that rows are queued
+// in the order of their numbers: Committed then says that every number
+// below the one it returns is written too.
+func (w *Writer) EnqueueSettled(row models.RequestLog, settle func(seq int64)) {
+	w.order.Lock()
+	seq := w.seq.Add(1)
+	settle(seq)
+	w.enqueueNumbered(row, seq)
+	w.order.Unlock()
+}
+
+// enqueueNumbered hands over a row with the sequence number its spend was
 // settled under (0: none).
-func (w *logWriter) enqueueSettled(row models.RequestLog, seq int64) {
-	w.enqueue(models.LogEntry{Log: row, Seq: seq})
+func (w *Writer) enqueueNumbered(row models.RequestLog, seq int64) {
+	w.Enqueue(models.LogEntry{Log: row, Seq: seq})
 }
 
-// nextSeq numbers a request's spend before it is settled.
-func (w *logWriter) nextSeq() int64 { return w.seq.Add(1) }
-
-// resetSpend restarts a holder's budget period in the database, between the
-// rows of the period that ends (from) and those of the next.
-func (w *logWriter) resetSpend(h holder, next, from time.Time) {
-	w.enqueue(models.LogEntry{Reset: &models.SpendReset{Holder: h.kind, ID: h.id, Next: next, From: from}})
+// ResetSpend restarts a holder's budget period in the database, between the
+// rows of the period that ends (from) and those of the next. holder is
+// models.SpendKey, SpendUser or SpendTeam.
+func (w *Writer) ResetSpend(holder string, id int64, next, from time.Time) {
+	w.Enqueue(models.LogEntry{Reset: &models.SpendReset{Holder: holder, ID: id, Next: next, From: from}})
 }
 
-// waiting is how many entries are not written yet, for metrics.
-func (w *logWriter) waiting() int64 { return int64(len(w.queue)) + w.inMemory.Load() }
+// Committed is the highest sequence number done with (stored, or refused):
+// every spend settled under a number up to it is in the database.
+func (w *Writer) Committed() int64 { return w.committed.Load() }
 
-// openSpool writes what an earlier run left in the spool, then has the pump
-// keep the spool. It runs once, in the first Reload, before budgets are read
-// from the database, so that they include the spooled spend.
-func (w *logWriter) openSpool(ctx context.Context) error {
+// Waiting is how many entries are not written yet, for metrics.
+func (w *Writer) Waiting() int64 { return int64(len(w.queue)) + w.inMemory.Load() }
+
+// Spooled is how many entries wait in the spool.
+func (w *Writer) Spooled() int64 { return w.spooled.Load() }
+
+// Replayed is how many entries were written from the spool.
+func (w *Writer) Replayed() int64 { return w.replayed.Load() }
+
+// Dropped is how many entries were dropped: refused by the database for
+// their content, or no room left in memory and spool.
+func (w *Writer) Dropped() int64 { return w.dropped.Load() }
+
+// OpenSpool writes what an earlier run left in the spool, then has the pump
+// keep the spool. Only its first call does anything; the proxy makes it in
+// its first Reload, before budgets are read from the database, so that they
+// include the spooled spend. Calls are not to overlap.
+func (w *Writer) OpenSpool(ctx context.Context) error {
 	if w.spoolDir == "" || w.spoolOpened {
 		return nil
 	}
 	sp, err := spool.Open[models.LogEntry](w.spoolDir, w.batchSize)
 	if err != nil {
-		return fmt.Errorf("proxy: open the request-log spool: %w", err)
+		return fmt.Errorf("requestlog: open the request-log spool: %w", err)
 	}
 	if n := sp.Len(); n > 0 {
 		w.log.Info("writing request logs spooled by an earlier run", "rows", n, "dir", w.spoolDir)
@@ -152,7 +183,7 @@ func (w *logWriter) openSpool(ctx context.Context) error {
 		}
 		if err != nil {
 			sp.Close() //nolint:errcheck // the error that matters is err
-			return fmt.Errorf("proxy: write spooled request logs (%d rows left in %s): %w", sp.Len(), w.spoolDir, err)
+			return fmt.Errorf("requestlog: write spooled request logs (%d rows left in %s): %w", sp.Len(), w.spoolDir, err)
 		}
 		if !ok {
 			break
@@ -162,20 +193,20 @@ func (w *logWriter) openSpool(ctx context.Context) error {
 	case w.attach <- sp:
 	case <-w.done:
 		sp.Close() //nolint:errcheck // nothing was appended
-		return errors.New("proxy: the request-log writer is closed")
+		return errors.New("requestlog: the request-log writer is closed")
 	}
 	w.spoolOpened = true
 	return nil
 }
 
-func (w *logWriter) replaySegment(ctx context.Context, seg spool.Segment[models.LogEntry]) error {
+func (w *Writer) replaySegment(ctx context.Context, seg spool.Segment[models.LogEntry]) error {
 	w.countUnreadable(seg)
 	n, dropped, err := w.write(ctx, seg.Items, true)
 	w.replayed.Add(int64(n - dropped))
 	return err
 }
 
-func (w *logWriter) countUnreadable(seg spool.Segment[models.LogEntry]) {
+func (w *Writer) countUnreadable(seg spool.Segment[models.LogEntry]) {
 	if seg.Skipped > 0 {
 		w.dropped.Add(int64(seg.Skipped))
 		w.log.Error("request logs dropped: unreadable lines in the spool", "rows", seg.Skipped, "segment", seg.Number)
@@ -187,7 +218,7 @@ func (w *logWriter) countUnreadable(seg spool.Segment[models.LogEntry]) {
 // It returns how many of the leading entries are done with (stored or
 // dropped), how many of those were dropped, and the error that stopped it,
 // which is never a refusal: what it stopped at is to be tried again.
-func (w *logWriter) write(ctx context.Context, entries []models.LogEntry, once bool) (done, dropped int, err error) {
+func (w *Writer) write(ctx context.Context, entries []models.LogEntry, once bool) (done, dropped int, err error) {
 	defer func() { w.commit(entries[:done]) }()
 	if err = w.save(ctx, entries, once); err == nil {
 		return len(entries), 0, nil
@@ -211,7 +242,7 @@ func (w *logWriter) write(ctx context.Context, entries []models.LogEntry, once b
 }
 
 // commit notes the highest sequence number among entries done with.
-func (w *logWriter) commit(entries []models.LogEntry) {
+func (w *Writer) commit(entries []models.LogEntry) {
 	var top int64
 	for i := range entries {
 		top = max(top, entries[i].Seq)
@@ -224,7 +255,7 @@ func (w *logWriter) commit(entries []models.LogEntry) {
 	}
 }
 
-func (w *logWriter) save(ctx context.Context, entries []models.LogEntry, once bool) error {
+func (w *Writer) save(ctx context.Context, entries []models.LogEntry, once bool) error {
 	ctx, cancel := context.WithTimeout(ctx, w.insertTimeout)
 	defer cancel()
 	return w.store.SaveLogEntries(ctx, entries, once)
@@ -235,7 +266,7 @@ func (w *logWriter) save(ctx context.Context, entries []models.LogEntry, once bo
 // (that takes as long as the disk does), or, without one, is dropped and
 // counted. Entries enqueued while Close runs may be lost: callers close the
 // writer only once no request is in flight.
-func (w *logWriter) Close(ctx context.Context) error {
+func (w *Writer) Close(ctx context.Context) error {
 	w.stopOnce.Do(func() {
 		w.closed.Store(true)
 		select {
@@ -261,18 +292,19 @@ func fitEntry(e *models.LogEntry, now time.Time) {
 // fitColumns trims text to the column sizes and to valid UTF-8: PostgreSQL
 // refuses a whole batch for one caller's 600-character model name.
 func fitColumns(r *models.RequestLog) {
-	r.RequestID = fit(r.RequestID, 64)
-	r.Model = fit(r.Model, 500)
-	r.ProviderName = fit(r.ProviderName, 200)
-	r.UpstreamModel = fit(r.UpstreamModel, 500)
-	r.Endpoint = fit(r.Endpoint, 100)
-	r.Fallback = fit(r.Fallback, 500)
-	r.Error = fit(providers.MaskSecrets(r.Error), 2000)
+	r.RequestID = Fit(r.RequestID, 64)
+	r.Model = Fit(r.Model, 500)
+	r.ProviderName = Fit(r.ProviderName, 200)
+	r.UpstreamModel = Fit(r.UpstreamModel, 500)
+	r.Endpoint = Fit(r.Endpoint, 100)
+	r.Fallback = Fit(r.Fallback, 500)
+	r.Error = Fit(providers.MaskSecrets(r.Error), 2000)
 }
 
-// fit cuts s to at most n bytes (so at most n characters) on a rune boundary,
-// without NUL, which PostgreSQL refuses in text.
-func fit(s string, n int) string {
+// Fit makes s storable in a text column of n bytes: cut to at most n bytes
+// (so at most n characters) on a rune boundary, valid UTF-8, without NUL,
+// which PostgreSQL refuses in text.
+func Fit(s string, n int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if strings.IndexByte(s, 0) >= 0 {
 		s = strings.ReplaceAll(s, "\x00", "")

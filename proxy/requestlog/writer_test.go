@@ -1,4 +1,4 @@
-package proxy
+package requestlog
 
 import (
 	"context"
@@ -24,13 +24,13 @@ type writerEnv struct {
 	store *models.Store
 	key   models.VirtualKey
 	logs  *lockedBuffer
-	w     *logWriter
+	w     *Writer
 }
 
 // newWriterEnv opens the store of dsn (which may go through a dbtest.Link)
 // and starts a writer with a short backoff and small batches; tune changes
 // it before it starts. spoolDir "" keeps rows in memory only.
-func newWriterEnv(t *testing.T, dsn, spoolDir string, tune ...func(*logWriter)) *writerEnv {
+func newWriterEnv(t *testing.T, dsn, spoolDir string, tune ...func(*Writer)) *writerEnv {
 	t.Helper()
 	e := &writerEnv{t: t, dsn: dsn, store: dbtest.MustOpenStore(t, dsn, t.TempDir()), logs: &lockedBuffer{}}
 	e.key = models.VirtualKey{Name: "k"}
@@ -41,17 +41,17 @@ func newWriterEnv(t *testing.T, dsn, spoolDir string, tune ...func(*logWriter)) 
 	return e
 }
 
-func (e *writerEnv) startWriter(spoolDir string, tune ...func(*logWriter)) *logWriter {
+func (e *writerEnv) startWriter(spoolDir string, tune ...func(*Writer)) *Writer {
 	e.t.Helper()
 	logger := slog.New(slog.NewTextHandler(e.logs, nil))
-	w := newLogWriter(e.store, logger, 1000, spoolDir)
+	w := New(e.store, logger, 1000, spoolDir)
 	w.backoffMin, w.backoffMax, w.batchSize, w.flushInterval = time.Millisecond, 50*time.Millisecond, 20, 20*time.Millisecond
 	w.insertTimeout = 2 * time.Second
 	for _, f := range tune {
 		f(w)
 	}
-	w.start()
-	if err := w.openSpool(context.Background()); err != nil {
+	w.Start()
+	if err := w.OpenSpool(context.Background()); err != nil {
 		e.t.Fatal(err)
 	}
 	return w
@@ -150,7 +150,7 @@ func (e *writerEnv) restart(spoolDir string) {
 	e.w = e.startWriter(spoolDir)
 }
 
-func closeWriter(t *testing.T, w *logWriter) {
+func closeWriter(t *testing.T, w *Writer) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -163,11 +163,11 @@ func TestLogWriterCloseDrains(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, dsn, _ string) {
 		e := newWriterEnv(t, dsn, "")
 		for i := range 450 {
-			e.w.enqueueRow(e.row(i, 0.01))
+			e.w.EnqueueRow(e.row(i, 0.01))
 		}
 		closeWriter(t, e.w)
 		e.checkAll(450, 4.5)
-		e.w.enqueueRow(models.RequestLog{})
+		e.w.EnqueueRow(models.RequestLog{})
 		if e.w.dropped.Load() != 1 {
 			t.Error("a row enqueued after Close was not counted as dropped")
 		}
@@ -179,14 +179,14 @@ func TestLogWriterCloseDrains(t *testing.T) {
 // are all written, in order, once each, with their spend.
 func TestLogWriterKeepsRowsThroughAnOutage(t *testing.T) {
 	link, dsn := dbtest.NewLink(t, dbtest.PostgresDSN(t))
-	e := newWriterEnv(t, dsn, filepath.Join(t.TempDir(), "spool"), func(w *logWriter) { w.memLimit = 30 })
+	e := newWriterEnv(t, dsn, filepath.Join(t.TempDir(), "spool"), func(w *Writer) { w.memLimit = 30 })
 	for i := range 10 {
-		e.w.enqueueRow(e.row(i, 0.5))
+		e.w.EnqueueRow(e.row(i, 0.5))
 	}
 	e.waitStored(10)
 	link.Cut()
 	for i := 10; i < 200; i++ {
-		e.w.enqueueRow(e.row(i, 0.5))
+		e.w.EnqueueRow(e.row(i, 0.5))
 		time.Sleep(time.Millisecond)
 	}
 	waitFor(t, "rows to reach the spool", func() bool { return e.w.spooled.Load() >= 200-10-30 })
@@ -212,10 +212,10 @@ func TestLogWriterKeepsRowsThroughAnOutage(t *testing.T) {
 func TestLogWriterSpillsMemoryInALongOutage(t *testing.T) {
 	link, dsn := dbtest.NewLink(t, dbtest.PostgresDSN(t))
 	dir := filepath.Join(t.TempDir(), "spool")
-	e := newWriterEnv(t, dsn, dir, func(w *logWriter) { w.spillAfter = 100 * time.Millisecond })
+	e := newWriterEnv(t, dsn, dir, func(w *Writer) { w.spillAfter = 100 * time.Millisecond })
 	link.Cut()
 	for i := range 50 {
-		e.w.enqueueRow(e.row(i, 1))
+		e.w.EnqueueRow(e.row(i, 1))
 	}
 	waitFor(t, "memory to reach the spool", func() bool { return e.w.inMemory.Load() == 0 && e.w.spooled.Load() == 50 })
 	waitFor(t, "the spool on disk", func() bool { return spooledLines(t, dir) == 50 })
@@ -247,10 +247,10 @@ func spooledLines(t *testing.T, dir string) int {
 func TestLogWriterSpoolsAtShutdown(t *testing.T) {
 	link, dsn := dbtest.NewLink(t, dbtest.PostgresDSN(t))
 	dir := filepath.Join(t.TempDir(), "spool")
-	e := newWriterEnv(t, dsn, dir, func(w *logWriter) { w.memLimit = 25 })
+	e := newWriterEnv(t, dsn, dir, func(w *Writer) { w.memLimit = 25 })
 	link.Cut()
 	for i := range 100 {
-		e.w.enqueueRow(e.row(i, 0.25))
+		e.w.EnqueueRow(e.row(i, 0.25))
 	}
 	waitFor(t, "a failed write", func() bool { return strings.Contains(e.logs.String(), "cannot be written yet") })
 	start := time.Now()
@@ -279,10 +279,10 @@ func TestLogWriterSpoolsAtShutdown(t *testing.T) {
 func TestLogWriterCloseIsBounded(t *testing.T) {
 	link, dsn := dbtest.NewLink(t, dbtest.PostgresDSN(t))
 	dir := filepath.Join(t.TempDir(), "spool")
-	e := newWriterEnv(t, dsn, dir, func(w *logWriter) { w.insertTimeout = time.Minute })
+	e := newWriterEnv(t, dsn, dir, func(w *Writer) { w.insertTimeout = time.Minute })
 	link.Stall()
 	for i := range 5 {
-		e.w.enqueueRow(e.row(i, 1))
+		e.w.EnqueueRow(e.row(i, 1))
 	}
 	time.Sleep(100 * time.Millisecond) // the batch is with the inserter, which hangs
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -304,10 +304,10 @@ func TestLogWriterCloseIsBounded(t *testing.T) {
 // memory bound are dropped and counted, never held without limit.
 func TestLogWriterWithoutSpoolBoundsMemory(t *testing.T) {
 	link, dsn := dbtest.NewLink(t, dbtest.PostgresDSN(t))
-	e := newWriterEnv(t, dsn, "", func(w *logWriter) { w.memLimit = 40 })
+	e := newWriterEnv(t, dsn, "", func(w *Writer) { w.memLimit = 40 })
 	link.Cut()
 	for i := range 100 {
-		e.w.enqueueRow(e.row(i, 1))
+		e.w.EnqueueRow(e.row(i, 1))
 	}
 	waitFor(t, "drops past the bound", func() bool { return e.w.dropped.Load() >= 60 })
 	link.Restore()
@@ -330,7 +330,7 @@ func TestLogWriterDropsOnlyTheRefusedRow(t *testing.T) {
 			r.RequestID = "refused"
 			r.CreatedAt = time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC)
 		}
-		e.w.enqueueRow(r)
+		e.w.EnqueueRow(r)
 	}
 	closeWriter(t, e.w)
 	rows, spend := e.stored()
@@ -348,12 +348,12 @@ func TestLogWriterDropsOnlyTheRefusedRow(t *testing.T) {
 func TestLogWriterKeepsResetsBetweenTheirRows(t *testing.T) {
 	link, dsn := dbtest.NewLink(t, dbtest.PostgresDSN(t))
 	dir := filepath.Join(t.TempDir(), "spool")
-	e := newWriterEnv(t, dsn, dir, func(w *logWriter) { w.memLimit = 1 })
+	e := newWriterEnv(t, dsn, dir, func(w *Writer) { w.memLimit = 1 })
 	link.Cut()
-	e.w.enqueueRow(e.row(0, 3))
-	e.w.enqueueRow(e.row(1, 5))
-	e.w.resetSpend(holder{models.SpendKey, e.key.ID}, time.Now().Add(time.Hour), time.Time{})
-	e.w.enqueueRow(e.row(2, 7))
+	e.w.EnqueueRow(e.row(0, 3))
+	e.w.EnqueueRow(e.row(1, 5))
+	e.w.ResetSpend(models.SpendKey, e.key.ID, time.Now().Add(time.Hour), time.Time{})
+	e.w.EnqueueRow(e.row(2, 7))
 	closeWriter(t, e.w)
 	link.Restore()
 	e.restart(dir)
@@ -391,19 +391,5 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// A spool left in the data dir by an earlier run that cannot be opened
-// fails the first Reload instead of being ignored.
-func TestUnusableSpoolFailsTheFirstReload(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "not-a-dir")
-	if err := os.WriteFile(file, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := New(dbtest.MustOpenStore(t, "", t.TempDir()), Options{SpoolDir: file})
-	defer s.Close(context.Background()) //nolint:errcheck // nothing was logged
-	if err := s.Reload(context.Background()); err == nil || !strings.Contains(err.Error(), "spool") {
-		t.Errorf("Reload: %v, want an error about the spool", err)
 	}
 }

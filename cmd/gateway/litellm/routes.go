@@ -1,4 +1,4 @@
-package main
+package litellm
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"gateway/proxy/providers"
 )
 
 // This file maps litellm_params.model's provider prefix to a provider of the
@@ -121,14 +123,23 @@ func openAICompatibleRoute(prefix, rest string, r openAIRoute, p *yamlFields) ro
 }
 
 func anthropicRoute(rest string, p *yamlFields) routeResult {
-	const official = "https://api.anthropic.com"
+	return hostedRoute("anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY", rest, p)
+}
+
+func geminiRoute(rest string, p *yamlFields) routeResult {
+	return hostedRoute("gemini", "https://generativelanguage.googleapis.com", "GEMINI_API_KEY", rest, p)
+}
+
+// hostedRoute is a provider of apiType at its official host, or at the
+// api_base given, named then after its host; the key is api_key, else keyEnv.
+func hostedRoute(apiType, official, keyEnv, rest string, p *yamlFields) routeResult {
 	base := cmp.Or(p.str("api_base"), official)
-	name := "anthropic"
+	name := apiType
 	if base != official {
-		name = "anthropic-" + hostOf(base)
+		name = apiType + "-" + hostOf(base)
 	}
 	return routeResult{name: name, upstream: rest, body: map[string]any{
-		"api_type": "anthropic", "base_url": base, "api_key": keyOf(p, "ANTHROPIC_API_KEY"),
+		"api_type": apiType, "base_url": base, "api_key": keyOf(p, keyEnv),
 	}}
 }
 
@@ -194,18 +205,6 @@ func awsValue(p *yamlFields, key, env string) string {
 	return v
 }
 
-func geminiRoute(rest string, p *yamlFields) routeResult {
-	const official = "https://generativelanguage.googleapis.com"
-	base := cmp.Or(p.str("api_base"), official)
-	name := "gemini"
-	if base != official {
-		name = "gemini-" + hostOf(base)
-	}
-	return routeResult{name: name, upstream: rest, body: map[string]any{
-		"api_type": "gemini", "base_url": base, "api_key": keyOf(p, "GEMINI_API_KEY"),
-	}}
-}
-
 // vertexRoute: Gemini and Claude models on Vertex AI; credentials from
 // vertex_credentials (a key file's path or its JSON), else
 // GOOGLE_APPLICATION_CREDENTIALS.
@@ -223,7 +222,7 @@ func vertexRoute(rest string, p *yamlFields, readFile func(string) ([]byte, erro
 		notes = append(notes, "vertex_location not given: the gateway's default location (global) applies")
 	}
 	body := map[string]any{
-		"api_type": "vertex", "base_url": cmp.Or(p.str("api_base"), vertexBaseURL(location)),
+		"api_type": "vertex", "base_url": cmp.Or(p.str("api_base"), providers.VertexBaseURL(location)),
 		"project": project, "credentials_json": vertexCredentials(p, readFile),
 	}
 	name := "vertex-" + project
@@ -232,20 +231,6 @@ func vertexRoute(rest string, p *yamlFields, readFile func(string) ([]byte, erro
 		name += "-" + location
 	}
 	return routeResult{name: name, upstream: rest, body: body, notes: notes}
-}
-
-// vertexBaseURL is Vertex AI's host for a location, by the gateway's rule
-// (proxy/providers): global → aiplatform.googleapis.com, us and eu →
-// aiplatform.{us|eu}.rep.googleapis.com, a region R → R-aiplatform.googleapis.com.
-func vertexBaseURL(location string) string {
-	switch loc := cmp.Or(location, "global"); loc {
-	case "global":
-		return "https://aiplatform.googleapis.com"
-	case "us", "eu":
-		return "https://aiplatform." + loc + ".rep.googleapis.com"
-	default:
-		return "https://" + loc + "-aiplatform.googleapis.com"
-	}
 }
 
 func vertexCredentials(p *yamlFields, readFile func(string) ([]byte, error)) string {

@@ -1,4 +1,9 @@
-package main
+// Package litellm imports a LiteLLM proxy's config.yaml into a running
+// gateway: ReadConfig turns the file into a Plan of management API requests,
+// reading the environment and key files but calling nothing; Apply reads
+// what the gateway has and creates what is missing; PrintReport says what
+// was done, what was not mapped and what the gateway did not take.
+package litellm
 
 import (
 	"cmp"
@@ -13,40 +18,40 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// This file turns a LiteLLM proxy config.yaml into an importPlan: the
+// This file turns a LiteLLM proxy config.yaml into a Plan: the
 // management API requests it asks for, before looking at what the gateway
 // already has. It reads the environment and key files but calls nothing.
 
-// importPlan is what a LiteLLM config asks of the gateway.
-type importPlan struct {
-	Providers []plannedProvider
-	Entries   []plannedEntry
-	Pools     []plannedPool
-	Fallbacks []plannedFallback
+// Plan is what a LiteLLM config asks of the gateway.
+type Plan struct {
+	Providers []Provider
+	Entries   []Entry
+	Pools     []Pool
+	Fallbacks []Fallback
 	Unmapped  []string // what the config says that the gateway does not take
 }
 
-// plannedProvider is a POST /api/providers body and its readable name.
-type plannedProvider struct {
+// Provider is a POST /api/providers body and its readable name.
+type Provider struct {
 	Name string
 	Body map[string]any // with "name" set when applied
 }
 
-// plannedEntry is a POST /api/models body without its provider_id.
-type plannedEntry struct {
+// Entry is a POST /api/models body without its provider_id.
+type Entry struct {
 	Source   string // "model_list[2]"
-	Provider int    // index in importPlan.Providers
+	Provider int    // index in Plan.Providers
 	Body     map[string]any
 }
 
-// plannedPool is a PUT /api/pools/{public_name} body.
-type plannedPool struct {
+// Pool is a PUT /api/pools/{public_name} body.
+type Pool struct {
 	PublicName string
 	Body       map[string]any
 }
 
-// plannedFallback is a POST /api/fallbacks body.
-type plannedFallback struct {
+// Fallback is a POST /api/fallbacks body.
+type Fallback struct {
 	PublicName string   `json:"public_name"`
 	Kind       string   `json:"kind"`
 	Targets    []string `json:"targets"`
@@ -69,9 +74,9 @@ var fallbackKinds = []struct{ key, kind string }{
 	{"content_policy_fallbacks", "content_policy"},
 }
 
-// litellmPlanner holds what the sections share while the plan is built.
-type litellmPlanner struct {
-	plan     importPlan
+// planner holds what the sections share while the plan is built.
+type planner struct {
+	plan     Plan
 	env      func(string) string
 	readFile func(string) ([]byte, error)
 	errs     []error
@@ -89,14 +94,14 @@ type entryDefaults struct {
 // no retry-after and that sets no cooldown_seconds of its own.
 const defaultCooldown = 60
 
-// planLiteLLM reads a config.yaml. Every problem is in the error, which
+// ReadConfig reads a config.yaml. Every problem is in the error, which
 // comes back before anything is written.
-func planLiteLLM(raw []byte, getenv func(string) string, readFile func(string) ([]byte, error)) (*importPlan, error) {
+func ReadConfig(raw []byte, getenv func(string) string, readFile func(string) ([]byte, error)) (*Plan, error) {
 	var doc map[string]any
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return nil, fmt.Errorf("not a LiteLLM config.yaml: %w", err)
 	}
-	pl := &litellmPlanner{readFile: readFile, byKey: map[string]int{}, names: map[string]int{}}
+	pl := &planner{readFile: readFile, byKey: map[string]int{}, names: map[string]int{}}
 	top := newYAMLFields("config", doc, getenv, &pl.errs)
 	pl.env = configEnv(top, getenv)
 	top.env = pl.env
@@ -124,7 +129,7 @@ func pickRaw(f *yamlFields, key string) any {
 	return v
 }
 
-func (pl *litellmPlanner) unmapped(items ...string) {
+func (pl *planner) unmapped(items ...string) {
 	pl.plan.Unmapped = append(pl.plan.Unmapped, items...)
 }
 
@@ -145,7 +150,7 @@ func configEnv(top *yamlFields, getenv func(string) string) func(string) string 
 }
 
 // readDefaults takes the router-wide settings that become each new entry's.
-func (pl *litellmPlanner) readDefaults(router, settings *yamlFields) {
+func (pl *planner) readDefaults(router, settings *yamlFields) {
 	if t, ok := router.whole("timeout", 1); ok {
 		pl.defaults.timeout = t
 	} else if t, ok := settings.whole("request_timeout", 1); ok {
@@ -157,14 +162,14 @@ func (pl *litellmPlanner) readDefaults(router, settings *yamlFields) {
 // the upstream did not send. Copied to every entry as cooldown_seconds it
 // would override retry-after (a quota's 309,788 s would become 30 s), so
 // it is listed, not copied.
-func (pl *litellmPlanner) readCooldown(router *yamlFields) {
+func (pl *planner) readCooldown(router *yamlFields) {
 	if c, ok := router.whole("cooldown_time", 0); ok && *c != defaultCooldown {
 		pl.unmapped(fmt.Sprintf("router_settings.cooldown_time: %d s is LiteLLM's cooldown when an upstream sends no retry-after; "+
 			"the gateway's is %d s (an entry's cooldown_time becomes its cooldown_seconds, which overrides retry-after)", *c, defaultCooldown))
 	}
 }
 
-func (pl *litellmPlanner) readModelList(top *yamlFields) {
+func (pl *planner) readModelList(top *yamlFields) {
 	v, ok := top.raw("model_list")
 	if !ok {
 		pl.errs = append(pl.errs, errors.New("config: no model_list"))
@@ -181,7 +186,7 @@ func (pl *litellmPlanner) readModelList(top *yamlFields) {
 }
 
 // readEntry maps one model_list entry to a provider and a model entry.
-func (pl *litellmPlanner) readEntry(source string, raw any) {
+func (pl *planner) readEntry(source string, raw any) {
 	e := newYAMLFields(source, raw, pl.env, &pl.errs)
 	public := e.str("model_name")
 	where := fmt.Sprintf("%s (%s)", source, public)
@@ -210,7 +215,7 @@ func (pl *litellmPlanner) readEntry(source string, raw any) {
 	pl.unmapped(prefixed(where+": ", e.rest(""))...)
 	pl.unmapped(prefixed(where+": ", p.rest("litellm_params."))...)
 	pl.unmapped(prefixed(where+": ", info.rest("model_info."))...)
-	pl.plan.Entries = append(pl.plan.Entries, plannedEntry{Source: source, Provider: pl.provider(r), Body: body})
+	pl.plan.Entries = append(pl.plan.Entries, Entry{Source: source, Provider: pl.provider(r), Body: body})
 }
 
 // maxPriority is the highest tier the gateway takes (priority -1000..1000).
@@ -218,7 +223,7 @@ const maxPriority = 1000
 
 // entryLimits: rpm and tpm (in litellm_params or beside them), weight,
 // order, timeout and the entry's own cooldown_time.
-func (pl *litellmPlanner) entryLimits(body map[string]any, e, p *yamlFields) {
+func (pl *planner) entryLimits(body map[string]any, e, p *yamlFields) {
 	for _, l := range []struct{ key, field string }{{"rpm", "rpm_limit"}, {"tpm", "tpm_limit"}} {
 		at := p.where + "." + l.key
 		n, ok := p.whole(l.key, 0)
@@ -259,7 +264,7 @@ func (pl *litellmPlanner) entryLimits(body map[string]any, e, p *yamlFields) {
 // order among the healthy ones), so in a pool where some entries have a
 // priority, the others become the tier after the highest. At the last tier
 // already they share it.
-func (pl *litellmPlanner) placeUnordered() {
+func (pl *planner) placeUnordered() {
 	highest := map[string]int{}
 	for _, e := range pl.plan.Entries {
 		if p, ok := e.Body["priority"].(int); ok {
@@ -289,7 +294,7 @@ var litellmPriceKeys = []struct{ key, field string }{
 
 // entryPrices: per-token costs (model_info, or litellm_params' custom
 // pricing) as USD per million tokens, and the context window.
-func (pl *litellmPlanner) entryPrices(body map[string]any, p, info *yamlFields) {
+func (pl *planner) entryPrices(body map[string]any, p, info *yamlFields) {
 	price := func(key, field string) bool {
 		if v, ok := info.perMillion(key); ok {
 			body[field] = *v
@@ -323,7 +328,7 @@ func (pl *litellmPlanner) entryPrices(body map[string]any, p, info *yamlFields) 
 
 // provider returns the index of r's provider, adding it the first time: one
 // provider per distinct settings and credentials, named readably.
-func (pl *litellmPlanner) provider(r routeResult) int {
+func (pl *planner) provider(r routeResult) int {
 	k, _ := json.Marshal(r.body) // sorted keys: a stable identity
 	if i, ok := pl.byKey[string(k)]; ok {
 		return i
@@ -333,13 +338,13 @@ func (pl *litellmPlanner) provider(r routeResult) int {
 	if n := pl.names[r.name]; n > 1 {
 		name = fmt.Sprintf("%s-%d", r.name, n)
 	}
-	pl.plan.Providers = append(pl.plan.Providers, plannedProvider{Name: name, Body: r.body})
+	pl.plan.Providers = append(pl.plan.Providers, Provider{Name: name, Body: r.body})
 	pl.byKey[string(k)] = len(pl.plan.Providers) - 1
 	return len(pl.plan.Providers) - 1
 }
 
 // readPools: the router's settings become every imported pool's.
-func (pl *litellmPlanner) readPools(router, settings *yamlFields) {
+func (pl *planner) readPools(router, settings *yamlFields) {
 	body := map[string]any{}
 	if n, ok := router.whole("num_retries", 0); ok {
 		body["num_retries"] = *n
@@ -364,7 +369,7 @@ func (pl *litellmPlanner) readPools(router, settings *yamlFields) {
 		name := e.Body["public_name"].(string)
 		if !seen[name] {
 			seen[name] = true
-			pl.plan.Pools = append(pl.plan.Pools, plannedPool{PublicName: name, Body: maps.Clone(body)})
+			pl.plan.Pools = append(pl.plan.Pools, Pool{PublicName: name, Body: maps.Clone(body)})
 		}
 	}
 }
@@ -372,7 +377,7 @@ func (pl *litellmPlanner) readPools(router, settings *yamlFields) {
 // readFallbacks: the three kinds from litellm_settings, then
 // router_settings (which wins for a name both give), and default_fallbacks
 // as the "*" pool's general list.
-func (pl *litellmPlanner) readFallbacks(router, settings *yamlFields) {
+func (pl *planner) readFallbacks(router, settings *yamlFields) {
 	lists := map[[2]string][]string{}
 	for _, section := range []*yamlFields{settings, router} {
 		for _, k := range fallbackKinds {
@@ -389,7 +394,7 @@ func (pl *litellmPlanner) readFallbacks(router, settings *yamlFields) {
 		}
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(lists), compareKeys) {
-		pl.plan.Fallbacks = append(pl.plan.Fallbacks, plannedFallback{PublicName: k[0], Kind: k[1], Targets: lists[k]})
+		pl.plan.Fallbacks = append(pl.plan.Fallbacks, Fallback{PublicName: k[0], Kind: k[1], Targets: lists[k]})
 	}
 }
 
@@ -398,7 +403,7 @@ func compareKeys(a, b [2]string) int {
 }
 
 // readFallbackList reads [{public_name: [targets]}, …].
-func (pl *litellmPlanner) readFallbackList(where, kind string, v any, lists map[[2]string][]string) {
+func (pl *planner) readFallbackList(where, kind string, v any, lists map[[2]string][]string) {
 	items, ok := v.([]any)
 	if m, isMap := v.(map[string]any); isMap {
 		items, ok = []any{m}, true

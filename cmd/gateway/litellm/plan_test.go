@@ -1,4 +1,4 @@
-package main
+package litellm
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ func importEnv() map[string]string {
 		"AWS_ACCESS_KEY_ID":     "AKIAEXAMPLE000000005",
 		"AWS_SECRET_ACCESS_KEY": "aws-secret-00000000006",
 		"AWS_SESSION_TOKEN":     "aws-session-0000000007",
-		"VERTEX_SA_FILE":        "testdata/litellm/vertex-sa.json",
+		"VERTEX_SA_FILE":        "testdata/vertex-sa.json",
 		"GEMINI_API_KEY":        "gemini-key-000000008",
 		"DEEPSEEK_API_KEY":      "sk-deepseek-00000009",
 		"GROQ_API_KEY":          "gsk-groq-0000000010",
@@ -33,13 +33,13 @@ func getenvOf(env map[string]string) func(string) string {
 	return func(k string) string { return env[k] }
 }
 
-func mustPlan(t *testing.T, file string, env map[string]string) *importPlan {
+func mustPlan(t *testing.T, file string, env map[string]string) *Plan {
 	t.Helper()
 	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := planLiteLLM(raw, getenvOf(env), os.ReadFile)
+	plan, err := ReadConfig(raw, getenvOf(env), os.ReadFile)
 	if err != nil {
 		t.Fatalf("plan %s: %v", file, err)
 	}
@@ -60,8 +60,8 @@ func jsonOf(t *testing.T, v any) string {
 // every prefix of the mixed config, the types the running gateway of this
 // branch does not take yet included.
 func TestImportPlanProviders(t *testing.T) {
-	plan := mustPlan(t, "testdata/litellm/config.yaml", importEnv())
-	saFile, err := os.ReadFile("testdata/litellm/vertex-sa.json")
+	plan := mustPlan(t, "testdata/config.yaml", importEnv())
+	saFile, err := os.ReadFile("testdata/vertex-sa.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestImportPlanProviders(t *testing.T) {
 // the router's cooldown_time is not every entry's (see
 // TestImportPlanPoolsFallbacksUnmapped).
 func TestImportPlanEntries(t *testing.T) {
-	plan := mustPlan(t, "testdata/litellm/config.yaml", importEnv())
+	plan := mustPlan(t, "testdata/config.yaml", importEnv())
 	tests := []struct {
 		source, provider, want string
 	}{
@@ -161,7 +161,7 @@ func TestImportPlanEntries(t *testing.T) {
 // imported pool's settings, the three fallback kinds from both sections,
 // and the list of what was not mapped.
 func TestImportPlanPoolsFallbacksUnmapped(t *testing.T) {
-	plan := mustPlan(t, "testdata/litellm/config.yaml", importEnv())
+	plan := mustPlan(t, "testdata/config.yaml", importEnv())
 	var pools []string
 	for _, p := range plan.Pools {
 		if g, w := jsonOf(t, p.Body), `{"allowed_fails":2,"num_retries":3,"routing_strategy":"least-busy"}`; g != w {
@@ -254,7 +254,7 @@ func TestImportPlanRoutes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := "model_list:\n  - model_name: m\n    litellm_params:\n      " + tt.params + "\n"
-			plan, err := planLiteLLM([]byte(cfg), getenvOf(tt.env), os.ReadFile)
+			plan, err := ReadConfig([]byte(cfg), getenvOf(tt.env), os.ReadFile)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -298,7 +298,7 @@ func TestImportPlanErrors(t *testing.T) {
 			[]string{"azure/ needs api_base"}},
 		{"bedrock without region", "model_list:\n  - model_name: m\n    litellm_params: {model: bedrock/amazon.nova-lite-v1:0, aws_access_key_id: a, aws_secret_access_key: s}\n",
 			[]string{"aws_region_name: not given"}},
-		{"vertex key file missing", "model_list:\n  - model_name: m\n    litellm_params: {model: vertex_ai/gemini-2.5-pro, vertex_project: p, vertex_credentials: testdata/litellm/nope.json}\n",
+		{"vertex key file missing", "model_list:\n  - model_name: m\n    litellm_params: {model: vertex_ai/gemini-2.5-pro, vertex_project: p, vertex_credentials: testdata/nope.json}\n",
 			[]string{"vertex_credentials: read the service account key file"}},
 		{"vertex credentials not JSON", "model_list:\n  - model_name: m\n    litellm_params: {model: vertex_ai/gemini-2.5-pro, vertex_project: p, vertex_credentials: '{not json'}\n",
 			[]string{"vertex_credentials: not a service account key"}},
@@ -313,7 +313,7 @@ func TestImportPlanErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := planLiteLLM([]byte(tt.config), getenvOf(nil), os.ReadFile)
+			_, err := ReadConfig([]byte(tt.config), getenvOf(nil), os.ReadFile)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -346,7 +346,7 @@ func TestImportPlanTiersAndLimits(t *testing.T) {
   - model_name: last
     litellm_params: {model: openai/after-it, api_key: k}
 `
-	plan, err := planLiteLLM([]byte(config), getenvOf(nil), os.ReadFile)
+	plan, err := ReadConfig([]byte(config), getenvOf(nil), os.ReadFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package proxy
+package requestlog
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // the spool holds anything every new entry goes there too, so that memory is
 // written first, then the spool from its oldest segment.
 type logPump struct {
-	w     *logWriter
+	w     *Writer
 	spool *spool.Spool[models.LogEntry] // nil: memory only
 	mem   []models.LogEntry
 	// uncertain leading entries of mem were in a write whose outcome is not
@@ -53,7 +53,7 @@ type logResult struct {
 	err           error
 }
 
-func (w *logWriter) run() {
+func (w *Writer) run() {
 	defer close(w.done)
 	p := &logPump{w: w, jobs: make(chan logJob), results: make(chan logResult, 1)}
 	go p.insertLoop()
@@ -323,7 +323,7 @@ func (p *logPump) persist() error {
 			return nil
 		}
 		p.w.dropped.Add(int64(left))
-		return fmt.Errorf("proxy: %d request logs could not be written and there is no spool (%d dropped in all)", left, p.w.dropped.Load())
+		return fmt.Errorf("requestlog: %d request logs could not be written and there is no spool (%d dropped in all)", left, p.w.dropped.Load())
 	}
 	err := p.spool.Prepend(p.mem)
 	if err == nil {
@@ -331,7 +331,7 @@ func (p *logPump) persist() error {
 	}
 	if err != nil {
 		p.w.dropped.Add(int64(left))
-		return fmt.Errorf("proxy: spool %d request logs: %w", left, err)
+		return fmt.Errorf("requestlog: spool %d request logs: %w", left, err)
 	}
 	p.w.spooled.Store(int64(p.spool.Len()))
 	if n := p.spool.Len(); n > 0 {
@@ -342,7 +342,7 @@ func (p *logPump) persist() error {
 
 // reportDrops logs drops since the last report: one line per interval at
 // most, so that a flood of drops does not become a flood of log lines.
-func (w *logWriter) reportDrops(reported int64) int64 {
+func (w *Writer) reportDrops(reported int64) int64 {
 	total := w.dropped.Load()
 	if total != reported {
 		w.log.Warn("request logs dropped", "since_last_report", total-reported, "total", total)
