@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -32,17 +33,18 @@ func adminJSONOf(u *models.AdminUser) adminJSON {
 
 // createAdmin handles POST /api/admins.
 func (a *App) createAdmin(w http.ResponseWriter, r *http.Request) {
+	createAs(a, w, r, a.newAdmin, answerAs(a, adminJSONOf))
+}
+
+// newAdmin stores the account a POST body describes; the store keeps its
+// password's hash only.
+func (a *App) newAdmin(ctx context.Context, body jsonBody) (*models.AdminUser, error) {
 	var in adminInput
-	if err := a.decodeBody(w, r, &in); err != nil {
-		a.apiError(w, r, err)
-		return
+	if err := a.applyBody(body, &in); err != nil {
+		return nil, err
 	}
 	u := models.AdminUser{Username: in.Username, Role: in.Role}
-	if err := a.store.CreateAdminUser(r.Context(), &u, in.Password); err != nil {
-		a.apiError(w, r, nameTaken(err, "admin", in.Username))
-		return
-	}
-	a.writeJSON(w, r, http.StatusCreated, adminJSONOf(&u))
+	return &u, nameTaken(a.store.CreateAdminUser(ctx, &u, in.Password), "admin", in.Username)
 }
 
 // listAdmins handles GET /api/admins.
@@ -53,27 +55,16 @@ func (a *App) listAdmins(w http.ResponseWriter, r *http.Request) {
 // updateAdmin handles PATCH /api/admins/{id}: {"role"} and/or
 // {"password"}. Either ends the admin's sessions; the username stays.
 func (a *App) updateAdmin(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "admin")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	body, err := readBody(w, r)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
+	patchAs(a, w, r, "admin", a.editAdmin, answerAs(a, adminJSONOf))
+}
+
+// editAdmin applies a PATCH body to admin id.
+func (a *App) editAdmin(ctx context.Context, id int64, body jsonBody) (*models.AdminUser, error) {
 	c, err := a.adminChangeOf(body)
 	if err != nil {
-		a.apiError(w, r, err)
-		return
+		return nil, err
 	}
-	u, err := a.store.UpdateAdminUser(r.Context(), id, c)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	a.writeJSON(w, r, http.StatusOK, adminJSONOf(u))
+	return a.store.UpdateAdminUser(ctx, id, c)
 }
 
 // adminChangeOf reads a PATCH body: only role and password may change (a
@@ -91,14 +82,5 @@ func (a *App) adminChangeOf(body jsonBody) (models.AdminChange, error) {
 
 // deleteAdmin handles DELETE /api/admins/{id}; their sessions end with them.
 func (a *App) deleteAdmin(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "admin")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	if err := a.store.DeleteAdminUser(r.Context(), id); err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	deleteAs(a, w, r, "admin", a.store.DeleteAdminUser, a.answer)
 }
