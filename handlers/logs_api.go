@@ -2,10 +2,8 @@ package handlers
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
 	"gateway/models"
@@ -19,16 +17,8 @@ func (a *App) listLogs(w http.ResponseWriter, r *http.Request) {
 		a.apiError(w, r, err)
 		return
 	}
-	logs, err := a.store.ListRequestLogs(r.Context(), f)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	out := make([]requestLogJSON, len(logs))
-	for i := range logs {
-		out[i] = requestLogOf(&logs[i])
-	}
-	a.writeJSON(w, r, http.StatusOK, out)
+	list := func(ctx context.Context) ([]models.RequestLog, error) { return a.store.ListRequestLogs(ctx, f) }
+	listAs(a, w, r, list, requestLogOf)
 }
 
 // showLog handles GET /api/logs/{id}: one request log with its attempts.
@@ -49,40 +39,11 @@ func (a *App) showLog(w http.ResponseWriter, r *http.Request) {
 // apiLogFilter reads GET /api/logs' query; a bad value is a 400 naming it.
 func apiLogFilter(q url.Values) (models.LogFilter, error) {
 	f := models.LogFilter{Model: q.Get("model"), Provider: q.Get("provider"), RequestID: q.Get("request_id")}
-	for _, p := range []struct {
-		name string
-		dst  *int64
-	}{{"key_id", &f.KeyID}, {"before", &f.BeforeID}} {
-		if v := q.Get(p.name); v != "" {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n <= 0 {
-				return f, queryError(p.name, "a positive integer")
-			}
-			*p.dst = n
-		}
-	}
-	for _, p := range []struct {
-		name string
-		dst  *int
-	}{{"status", &f.Status}, {"limit", &f.Limit}} {
-		if v := q.Get(p.name); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				return f, queryError(p.name, "a positive integer")
-			}
-			*p.dst = n
-		}
-	}
-	for _, p := range []struct {
-		name string
-		dst  *time.Time
-	}{{"from", &f.From}, {"to", &f.To}} {
-		if v := q.Get(p.name); v != "" {
-			t, err := time.Parse(time.RFC3339, v)
-			if err != nil {
-				return f, queryError(p.name, "an RFC 3339 time such as 2026-11-30T00:00:00Z")
-			}
-			*p.dst = t
+	for _, err := range []error{queryPositive(q, "key_id", &f.KeyID), queryPositive(q, "before", &f.BeforeID),
+		queryPositive(q, "status", &f.Status), queryPositive(q, "limit", &f.Limit),
+		queryTime(q, "from", &f.From), queryTime(q, "to", &f.To)} {
+		if err != nil {
+			return f, err
 		}
 	}
 	switch q.Get("errors") {
@@ -181,147 +142,4 @@ type requestLogColumns struct {
 	Fallback           string       `json:"fallback"`
 	Error              string       `json:"error"`
 	Trace              models.Trace `json:"-"`
-}
-
-func queryError(param, want string) error {
-	return &userError{kind: models.ErrInvalid, msg: fmt.Sprintf("%s: must be %s", param, want)}
-}
-
-// usageJSON is what the request logs add up to over a time range.
-type usageJSON struct {
-	From        time.Time           `json:"from"`
-	To          time.Time           `json:"to"`
-	Keys        []models.UsageTotal `json:"keys"`
-	Users       []models.UsageTotal `json:"users"`
-	Teams       []models.UsageTotal `json:"teams"`
-	Models      []models.UsageTotal `json:"models"`
-	Deployments []models.UsageTotal `json:"deployments"`
-}
-
-// usageOver sums the request logs in [from, to) ("from" and "to" in the
-// query as RFC 3339; the last 24 hours by default) per key, user, team,
-// model and deployment.
-func (a *App) usageOver(r *http.Request) (*usageJSON, error) {
-	to, from := time.Now().UTC(), time.Time{}
-	for _, p := range []struct {
-		name string
-		dst  *time.Time
-	}{{"from", &from}, {"to", &to}} {
-		if v := r.URL.Query().Get(p.name); v != "" {
-			t, err := time.Parse(time.RFC3339, v)
-			if err != nil {
-				return nil, queryError(p.name, "an RFC 3339 time such as 2026-11-30T00:00:00Z")
-			}
-			*p.dst = t
-		}
-	}
-	if from.IsZero() {
-		from = to.Add(-24 * time.Hour)
-	}
-	u := &usageJSON{From: from, To: to}
-	for _, g := range []struct {
-		by  string
-		dst *[]models.UsageTotal
-	}{{"key", &u.Keys}, {"user", &u.Users}, {"team", &u.Teams}, {"model", &u.Models}, {"deployment", &u.Deployments}} {
-		totals, err := a.store.SumRequestLogs(r.Context(), g.by, from, to)
-		if err != nil {
-			return nil, err
-		}
-		if totals == nil {
-			totals = []models.UsageTotal{}
-		}
-		*g.dst = totals
-	}
-	return u, nil
-}
-
-// settingsJSON is the body and answer of /api/settings.
-type settingsJSON struct {
-	LogRetentionDays *int `json:"log_retention_days" validate:"omitnil,gte=0,lte=36500"`
-	// HealthCheckIntervalMinutes > 0 checks pools in the background (see
-	// RunBackgroundChecks); 0, the default, never on a timer.
-	HealthCheckIntervalMinutes *int `json:"health_check_interval_minutes" validate:"omitnil,gte=0,lte=10080"`
-	// ResponsesRetentionDays: stored Responses answers older than this are
-	// pruned every hour; 30 (OpenAI's) until set, 0 keeps them for ever.
-	ResponsesRetentionDays *int `json:"responses_retention_days" validate:"omitnil,gte=0,lte=36500"`
-	// AllowUnpricedWithBudget lets callers under a budget use entries with
-	// no price (false, the default, refuses them: a budget never fails open).
-	AllowUnpricedWithBudget *bool `json:"allow_unpriced_with_budget"`
-}
-
-// showSettings handles GET /api/settings.
-func (a *App) showSettings(w http.ResponseWriter, r *http.Request) {
-	s, err := a.settings(r.Context())
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	a.writeJSON(w, r, http.StatusOK, s)
-}
-
-func (a *App) settings(ctx context.Context) (settingsJSON, error) {
-	var s settingsJSON
-	for _, f := range settingFields(&s) {
-		v, ok, err := a.store.GetSetting(ctx, f.key)
-		if err != nil {
-			return s, err
-		}
-		n := f.def
-		if ok {
-			n, _ = strconv.Atoi(v)
-		}
-		*f.value = &n
-	}
-	v, _, err := a.store.GetSetting(ctx, models.SettingAllowUnpricedWithBudget)
-	if err != nil {
-		return s, err
-	}
-	allow := v == "true"
-	s.AllowUnpricedWithBudget = &allow
-	return s, nil
-}
-
-// settingField is one integer setting of the API.
-type settingField struct {
-	key   string
-	value **int
-	def   int // while unset
-}
-
-func settingFields(s *settingsJSON) []settingField {
-	return []settingField{{models.SettingLogRetentionDays, &s.LogRetentionDays, 0},
-		{models.SettingHealthCheckMinutes, &s.HealthCheckIntervalMinutes, 0},
-		{models.SettingResponsesRetentionDays, &s.ResponsesRetentionDays, models.DefaultResponsesRetentionDays}}
-}
-
-// putSettings handles PUT /api/settings: log_retention_days (0 keeps logs
-// for ever; request logs older than that are pruned every hour) and
-// health_check_interval_minutes (0 never checks on a timer). A field left
-// out keeps its value.
-func (a *App) putSettings(w http.ResponseWriter, r *http.Request) {
-	var in settingsJSON
-	if err := a.decodeBody(w, r, &in); err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	changes := map[string]string{}
-	for _, f := range settingFields(&in) {
-		if *f.value != nil {
-			changes[f.key] = strconv.Itoa(**f.value)
-		}
-	}
-	if in.AllowUnpricedWithBudget != nil {
-		changes[models.SettingAllowUnpricedWithBudget] = strconv.FormatBool(*in.AllowUnpricedWithBudget)
-	}
-	if err := a.store.PutSettings(r.Context(), changes); err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	s, err := a.settings(r.Context())
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	// The proxy reads allow_unpriced_with_budget from its snapshot.
-	a.written(w, r, http.StatusOK, s)
 }
