@@ -36,25 +36,12 @@ type modelEntryJSON struct {
 func modelEntryJSONOf(cat *pricing.Catalog, d *models.Deployment) modelEntryJSON {
 	prices := entryPrices(cat, d)
 	return modelEntryJSON{
-		ID:              d.ID,
-		PublicName:      d.PublicName,
-		Wildcard:        d.IsWildcard(),
-		ProviderID:      d.ProviderID,
-		Provider:        d.Provider.Name,
-		UpstreamModel:   d.UpstreamModel,
-		Weight:          d.Weight,
-		CooldownSeconds: d.CooldownSeconds,
-		TimeoutSeconds:  d.TimeoutSeconds,
-		ContextWindow:   d.ContextWindow,
-		priceFields:     priceFieldsOf(d.Prices),
-		BaseModel:       d.BaseModel,
-		EffectivePrices: effectivePricesOf(&prices, cat),
-		RPMLimit:        d.RPMLimit,
-		TPMLimit:        d.TPMLimit,
-		Priority:        d.Priority,
-		Enabled:         d.Enabled,
-		CreatedAt:       d.CreatedAt,
-		UpdatedAt:       d.UpdatedAt,
+		ID: d.ID, PublicName: d.PublicName, Wildcard: d.IsWildcard(),
+		ProviderID: d.ProviderID, Provider: d.Provider.Name, UpstreamModel: d.UpstreamModel,
+		Weight: d.Weight, CooldownSeconds: d.CooldownSeconds, TimeoutSeconds: d.TimeoutSeconds, ContextWindow: d.ContextWindow,
+		priceFields: priceFieldsOf(d.Prices), BaseModel: d.BaseModel, EffectivePrices: effectivePricesOf(&prices, cat),
+		RPMLimit: d.RPMLimit, TPMLimit: d.TPMLimit, Priority: d.Priority, Enabled: d.Enabled,
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
 	}
 }
 

@@ -45,14 +45,8 @@ type poolSettingJSON struct {
 }
 
 func poolSettingJSONOf(p *models.PoolSetting) poolSettingJSON {
-	return poolSettingJSON{
-		PublicName:       p.PublicName,
-		StickyTTLSeconds: p.StickyTTLSeconds,
-		NumRetries:       p.NumRetries,
-		AllowedFails:     p.AllowedFails,
-		RoutingStrategy:  strategyName(p.RoutingStrategy),
-		UpdatedAt:        p.UpdatedAt,
-	}
+	return poolSettingJSON{PublicName: p.PublicName, StickyTTLSeconds: p.StickyTTLSeconds, NumRetries: p.NumRetries,
+		AllowedFails: p.AllowedFails, RoutingStrategy: strategyName(p.RoutingStrategy), UpdatedAt: p.UpdatedAt}
 }
 
 // strategyName names a stored strategy; "" is the default.
