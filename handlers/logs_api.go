@@ -23,17 +23,7 @@ func (a *App) listLogs(w http.ResponseWriter, r *http.Request) {
 
 // showLog handles GET /api/logs/{id}: one request log with its attempts.
 func (a *App) showLog(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "request log")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	l, err := a.store.GetRequestLog(r.Context(), id)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	a.writeJSON(w, r, http.StatusOK, requestLogOf(l))
+	showAs(a, w, r, "request log", a.store.GetRequestLog, requestLogOf)
 }
 
 // apiLogFilter reads GET /api/logs' query; a bad value is a 400 naming it.
