@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"gateway/models"
 )
 
 // maxBodyBytes bounds admin request bodies; none needs more.
@@ -212,4 +217,39 @@ func queryParams(r *http.Request, allowed ...string) (map[string]string, error) 
 		out[k] = q[k][0]
 	}
 	return out, nil
+}
+
+// queryError is a 400 for the query parameter param, which must be want.
+func queryError(param, want string) error {
+	return &userError{kind: models.ErrInvalid, msg: fmt.Sprintf("%s: must be %s", param, want)}
+}
+
+// queryPositive reads the query parameter param as a positive integer
+// into *dst, when it is given.
+func queryPositive[N int | int64](q url.Values, param string, dst *N) error {
+	v := q.Get(param)
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || int64(N(n)) != n {
+		return queryError(param, "a positive integer")
+	}
+	*dst = N(n)
+	return nil
+}
+
+// queryTime reads the query parameter param as an RFC 3339 time into
+// *dst, when it is given.
+func queryTime(q url.Values, param string, dst *time.Time) error {
+	v := q.Get(param)
+	if v == "" {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return queryError(param, "an RFC 3339 time such as 2026-11-30T00:00:00Z")
+	}
+	*dst = t
+	return nil
 }

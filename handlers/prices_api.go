@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -44,9 +43,9 @@ func (a *App) showPrices(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	switch {
 	case q.Get("entry_id") != "":
-		id, err := strconv.ParseInt(q.Get("entry_id"), 10, 64)
-		if err != nil || id <= 0 {
-			a.apiError(w, r, queryError("entry_id", "a positive integer"))
+		var id int64
+		if err := queryPositive(q, "entry_id", &id); err != nil {
+			a.apiError(w, r, err)
 			return
 		}
 		d, err := a.store.GetDeployment(r.Context(), id)

@@ -64,6 +64,11 @@ func (a *App) written(w http.ResponseWriter, r *http.Request, status int, v any)
 		a.writtenWithWarning(w, r, status, v)
 		return
 	}
+	a.answer(w, r, status, v)
+}
+
+// answer answers v (nothing when v is nil) with status.
+func (a *App) answer(w http.ResponseWriter, r *http.Request, status int, v any) {
 	if v == nil {
 		w.WriteHeader(status)
 		return
@@ -122,4 +127,141 @@ func showAs[T, J any](a *App, w http.ResponseWriter, r *http.Request, what strin
 		return
 	}
 	a.writeJSON(w, r, http.StatusOK, show(row))
+}
+
+// rowAnswer answers a stored row with a status.
+type rowAnswer[T any] func(w http.ResponseWriter, r *http.Request, status int, row *T)
+
+// writtenAs answers a row the routing table reads, as show makes it, once
+// the table is rebuilt (see written).
+func writtenAs[T, J any](a *App, show func(*T) J) rowAnswer[T] {
+	return func(w http.ResponseWriter, r *http.Request, status int, row *T) {
+		a.written(w, r, status, show(row))
+	}
+}
+
+// answerAs answers a row the routing table does not read (an admin
+// account), as show makes it.
+func answerAs[T, J any](a *App, show func(*T) J) rowAnswer[T] {
+	return func(w http.ResponseWriter, r *http.Request, status int, row *T) {
+		a.writeJSON(w, r, status, show(row))
+	}
+}
+
+// createAs handles a POST that creates one row: create reads the body and
+// stores the row, and answer answers it with 201.
+func createAs[T any](a *App, w http.ResponseWriter, r *http.Request, create func(context.Context, jsonBody) (*T, error), answer rowAnswer[T]) {
+	body, err := readBody(w, r)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	row, err := create(r.Context(), body)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	answer(w, r, http.StatusCreated, row)
+}
+
+// patchAs handles a PATCH of the row whose id is the path's {id}, what
+// naming the kind in a 404: update reads the body and stores the change,
+// and answer answers the row with 200.
+func patchAs[T any](a *App, w http.ResponseWriter, r *http.Request, what string, update func(context.Context, int64, jsonBody) (*T, error), answer rowAnswer[T]) {
+	id, err := pathID(r, what)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	row, err := update(r.Context(), id, body)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	answer(w, r, http.StatusOK, row)
+}
+
+// deleteAs handles a DELETE of the row whose id is the path's {id}, what
+// naming the kind in a 404; done answers the 204 (a.written when the
+// routing table reads the row).
+func deleteAs(a *App, w http.ResponseWriter, r *http.Request, what string, del func(context.Context, int64) error, done func(http.ResponseWriter, *http.Request, int, any)) {
+	id, err := pathID(r, what)
+	if err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	if err := del(r.Context(), id); err != nil {
+		a.apiError(w, r, err)
+		return
+	}
+	done(w, r, http.StatusNoContent, nil)
+}
+
+// rowInput is the API input I of a row of T, through a pointer to it: it
+// writes itself into the row. An input that has a check method is checked
+// after its tags (rules the tags cannot say); one that has a refused method
+// words the store's refusal of it (a taken name).
+type rowInput[T, I any] interface {
+	*I
+	applyTo(*T)
+}
+
+// newRow is the create of createAs for rows stored from an input I: the
+// body is decoded into a zero I, validated and checked, written into a new
+// row, and the row stored by create.
+func newRow[I any, P rowInput[T, I], T any](a *App, create func(context.Context, *T) error) func(context.Context, jsonBody) (*T, error) {
+	return func(ctx context.Context, body jsonBody) (*T, error) {
+		var in I
+		if err := a.checkedInput(body, &in); err != nil {
+			return nil, err
+		}
+		var row T
+		P(&in).applyTo(&row)
+		return &row, refusedInput(&in, create(ctx, &row))
+	}
+}
+
+// overRow is the update of patchAs for rows edited through an input I: in
+// update's transaction, inputOf makes the stored row an input, the body
+// applies over it (a field it leaves out keeps its value, see applyBody)
+// and is validated and checked, and the input is written back into the row.
+func overRow[T, I any, P rowInput[T, I]](a *App, update func(context.Context, int64, func(*T) error) (*T, error), inputOf func(*T) I) func(context.Context, int64, jsonBody) (*T, error) {
+	return func(ctx context.Context, id int64, body jsonBody) (*T, error) {
+		var in I
+		row, err := update(ctx, id, func(row *T) error {
+			in = inputOf(row)
+			if err := a.checkedInput(body, &in); err != nil {
+				return err
+			}
+			P(&in).applyTo(row)
+			return nil
+		})
+		return row, refusedInput(&in, err)
+	}
+}
+
+// checkedInput applies body to *in (see applyBody) and then the input's
+// check method, when it has one.
+func (a *App) checkedInput(body jsonBody, in any) error {
+	if err := a.applyBody(body, in); err != nil {
+		return err
+	}
+	if c, ok := in.(interface{ check() error }); ok {
+		return c.check()
+	}
+	return nil
+}
+
+// refusedInput is err, a store's refusal of in, as in's refused method
+// words it when it has one.
+func refusedInput(in any, err error) error {
+	if c, ok := in.(interface{ refused(error) error }); ok && err != nil {
+		return c.refused(err)
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -30,19 +31,21 @@ func adminJSONOf(u *models.AdminUser) adminJSON {
 		PasswordChangedAt: u.PasswordChangedAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
 }
 
-// createAdmin handles POST /api/admins.
+// createAdmin handles POST /api/admins. Admin accounts are not in the
+// routing table: their writes answer without rebuilding it.
 func (a *App) createAdmin(w http.ResponseWriter, r *http.Request) {
+	createAs(a, w, r, a.newAdmin, answerAs(a, adminJSONOf))
+}
+
+// newAdmin stores the account a POST body describes; the store keeps its
+// password's hash only.
+func (a *App) newAdmin(ctx context.Context, body jsonBody) (*models.AdminUser, error) {
 	var in adminInput
-	if err := a.decodeBody(w, r, &in); err != nil {
-		a.apiError(w, r, err)
-		return
+	if err := a.applyBody(body, &in); err != nil {
+		return nil, err
 	}
 	u := models.AdminUser{Username: in.Username, Role: in.Role}
-	if err := a.store.CreateAdminUser(r.Context(), &u, in.Password); err != nil {
-		a.apiError(w, r, nameTaken(err, "admin", in.Username))
-		return
-	}
-	a.writeJSON(w, r, http.StatusCreated, adminJSONOf(&u))
+	return &u, nameTaken(a.store.CreateAdminUser(ctx, &u, in.Password), "admin", in.Username)
 }
 
 // listAdmins handles GET /api/admins.
@@ -53,52 +56,23 @@ func (a *App) listAdmins(w http.ResponseWriter, r *http.Request) {
 // updateAdmin handles PATCH /api/admins/{id}: {"role"} and/or
 // {"password"}. Either ends the admin's sessions; the username stays.
 func (a *App) updateAdmin(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "admin")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	body, err := readBody(w, r)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	c, err := a.adminChangeOf(body)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	u, err := a.store.UpdateAdminUser(r.Context(), id, c)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	a.writeJSON(w, r, http.StatusOK, adminJSONOf(u))
+	patchAs(a, w, r, "admin", a.editAdmin, answerAs(a, adminJSONOf))
 }
 
-// adminChangeOf reads a PATCH body: only role and password may change (a
-// username is refused as an unknown field).
-func (a *App) adminChangeOf(body jsonBody) (models.AdminChange, error) {
+// editAdmin applies a PATCH body to admin id: only role and password may
+// change (a username is refused as an unknown field).
+func (a *App) editAdmin(ctx context.Context, id int64, body jsonBody) (*models.AdminUser, error) {
 	var in struct {
 		Role     *string `json:"role" validate:"omitnil,oneof=owner admin viewer"`
 		Password *string `json:"password" validate:"omitnil,min=8,max=72"`
 	}
 	if err := a.applyBody(body, &in); err != nil {
-		return models.AdminChange{}, err
+		return nil, err
 	}
-	return models.AdminChange{Role: in.Role, Password: in.Password}, nil
+	return a.store.UpdateAdminUser(ctx, id, models.AdminChange{Role: in.Role, Password: in.Password})
 }
 
 // deleteAdmin handles DELETE /api/admins/{id}; their sessions end with them.
 func (a *App) deleteAdmin(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "admin")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	if err := a.store.DeleteAdminUser(r.Context(), id); err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	deleteAs(a, w, r, "admin", a.store.DeleteAdminUser, a.answer)
 }

@@ -68,17 +68,7 @@ func (a *App) listAudit(w http.ResponseWriter, r *http.Request) {
 
 // showAuditEntry handles GET /api/audit/{id}.
 func (a *App) showAuditEntry(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "audit entry")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	e, err := a.store.GetAuditEntry(r.Context(), id)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	a.writeJSON(w, r, http.StatusOK, auditEntryOf(e))
+	showAs(a, w, r, "audit entry", a.store.GetAuditEntry, auditEntryOf)
 }
 
 // auditFilterOf reads the audit log's filters from a query (kind, actor,

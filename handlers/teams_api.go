@@ -46,20 +46,14 @@ func teamJSONOf(t *models.Team) teamJSON {
 	}
 }
 
+// refused words the store's refusal of the team: its name may be taken.
+func (in *teamInput) refused(err error) error {
+	return nameTaken(err, "team", in.Name)
+}
+
 // createTeam handles POST /api/teams.
 func (a *App) createTeam(w http.ResponseWriter, r *http.Request) {
-	var in teamInput
-	if err := a.decodeBody(w, r, &in); err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	var t models.Team
-	in.applyTo(&t)
-	if err := a.store.CreateTeam(r.Context(), &t); err != nil {
-		a.apiError(w, r, nameTaken(err, "team", in.Name))
-		return
-	}
-	a.written(w, r, http.StatusCreated, teamJSONOf(&t))
+	createAs(a, w, r, newRow[teamInput](a, a.store.CreateTeam), writtenAs(a, teamJSONOf))
 }
 
 // listTeams handles GET /api/teams.
@@ -69,45 +63,13 @@ func (a *App) listTeams(w http.ResponseWriter, r *http.Request) {
 
 // updateTeam handles PATCH /api/teams/{id}.
 func (a *App) updateTeam(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "team")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	body, err := readBody(w, r)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	var in teamInput
-	t, err := a.store.UpdateTeam(r.Context(), id, func(t *models.Team) error {
-		in = teamInputOf(t)
-		if err := a.applyBody(body, &in); err != nil {
-			return err
-		}
-		in.applyTo(t)
-		return nil
-	})
-	if err != nil {
-		a.apiError(w, r, nameTaken(err, "team", in.Name))
-		return
-	}
-	a.written(w, r, http.StatusOK, teamJSONOf(t))
+	patchAs(a, w, r, "team", overRow(a, a.store.UpdateTeam, teamInputOf), writtenAs(a, teamJSONOf))
 }
 
 // deleteTeam handles DELETE /api/teams/{id}; its users and keys stay,
 // without a team.
 func (a *App) deleteTeam(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "team")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	if err := a.store.DeleteTeam(r.Context(), id); err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	a.written(w, r, http.StatusNoContent, nil)
+	deleteAs(a, w, r, "team", a.store.DeleteTeam, a.written)
 }
 
 // showTeam handles GET /api/teams/{id}: one team, its spend_usd in the

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -18,10 +19,28 @@ type keyInput struct {
 	ExpiresAt *timestamp `json:"expires_at"`
 }
 
-// keyPatchInput is the body of PATCH /api/keys/{id}.
+// keyPatchInput is the body of PATCH /api/keys/{id}: "revoked": true
+// revokes the key, false restores it.
 type keyPatchInput struct {
 	keyInput
 	Revoked bool `json:"revoked"`
+}
+
+func keyPatchInputOf(k *models.VirtualKey) keyPatchInput {
+	return keyPatchInput{keyInput: keyInputOf(k), Revoked: k.RevokedAt != nil}
+}
+
+// applyTo writes the input into k; a key revoked again keeps the time it
+// was first revoked.
+func (in *keyPatchInput) applyTo(k *models.VirtualKey) {
+	in.keyInput.applyTo(k)
+	switch {
+	case !in.Revoked:
+		k.RevokedAt = nil
+	case k.RevokedAt == nil:
+		now := time.Now().UTC()
+		k.RevokedAt = &now
+	}
 }
 
 func keyInputOf(k *models.VirtualKey) keyInput {
@@ -96,19 +115,14 @@ func keyJSONOf(k *models.VirtualKey) keyJSON {
 
 // createKey handles POST /api/keys.
 func (a *App) createKey(w http.ResponseWriter, r *http.Request) {
-	var in keyInput
-	if err := a.decodeBody(w, r, &in); err != nil {
-		a.apiError(w, r, err)
-		return
+	var secret string // shown in this answer only
+	create := func(ctx context.Context, k *models.VirtualKey) (err error) {
+		secret, err = a.store.CreateKey(ctx, k)
+		return err
 	}
-	var k models.VirtualKey
-	in.applyTo(&k)
-	secret, err := a.store.CreateKey(r.Context(), &k)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	a.written(w, r, http.StatusCreated, newKeyJSON{keyJSON: keyJSONOf(&k), Key: secret})
+	createAs(a, w, r, newRow[keyInput](a, create), writtenAs(a, func(k *models.VirtualKey) newKeyJSON {
+		return newKeyJSON{keyJSON: keyJSONOf(k), Key: secret}
+	}))
 }
 
 // listKeys handles GET /api/keys.
@@ -116,53 +130,14 @@ func (a *App) listKeys(w http.ResponseWriter, r *http.Request) {
 	listAs(a, w, r, a.store.ListKeys, keyJSONOf)
 }
 
-// updateKey handles PATCH /api/keys/{id}; "revoked": true revokes the key,
-// false restores it.
+// updateKey handles PATCH /api/keys/{id}.
 func (a *App) updateKey(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "key")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	body, err := readBody(w, r)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	k, err := a.store.UpdateKey(r.Context(), id, func(k *models.VirtualKey) error {
-		in := keyPatchInput{keyInput: keyInputOf(k), Revoked: k.RevokedAt != nil}
-		if err := a.applyBody(body, &in); err != nil {
-			return err
-		}
-		in.applyTo(k)
-		switch {
-		case !in.Revoked:
-			k.RevokedAt = nil
-		case k.RevokedAt == nil:
-			now := time.Now().UTC()
-			k.RevokedAt = &now
-		}
-		return nil
-	})
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	a.written(w, r, http.StatusOK, keyJSONOf(k))
+	patchAs(a, w, r, "key", overRow(a, a.store.UpdateKey, keyPatchInputOf), writtenAs(a, keyJSONOf))
 }
 
 // deleteKey handles DELETE /api/keys/{id}.
 func (a *App) deleteKey(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "key")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	if err := a.store.DeleteKey(r.Context(), id); err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	a.written(w, r, http.StatusNoContent, nil)
+	deleteAs(a, w, r, "key", a.store.DeleteKey, a.written)
 }
 
 // showKey handles GET /api/keys/{id}: one key, its spend_usd in the

@@ -67,24 +67,14 @@ func userJSONOf(u *models.User) userJSON {
 	}
 }
 
+// refused words the store's refusal of the user: their name may be taken.
+func (in *userInput) refused(err error) error {
+	return nameTaken(err, "user", in.Name)
+}
+
 // createUser handles POST /api/users.
 func (a *App) createUser(w http.ResponseWriter, r *http.Request) {
-	var in userInput
-	err := a.decodeBody(w, r, &in)
-	if err == nil {
-		err = in.check()
-	}
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	var u models.User
-	in.applyTo(&u)
-	if err := a.store.CreateUser(r.Context(), &u); err != nil {
-		a.apiError(w, r, nameTaken(err, "user", in.Name))
-		return
-	}
-	a.written(w, r, http.StatusCreated, userJSONOf(&u))
+	createAs(a, w, r, newRow[userInput](a, a.store.CreateUser), writtenAs(a, userJSONOf))
 }
 
 // listUsers handles GET /api/users.
@@ -94,47 +84,12 @@ func (a *App) listUsers(w http.ResponseWriter, r *http.Request) {
 
 // updateUser handles PATCH /api/users/{id}.
 func (a *App) updateUser(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "user")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	body, err := readBody(w, r)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	var in userInput
-	u, err := a.store.UpdateUser(r.Context(), id, func(u *models.User) error {
-		in = userInputOf(u)
-		if err := a.applyBody(body, &in); err != nil {
-			return err
-		}
-		if err := in.check(); err != nil {
-			return err
-		}
-		in.applyTo(u)
-		return nil
-	})
-	if err != nil {
-		a.apiError(w, r, nameTaken(err, "user", in.Name))
-		return
-	}
-	a.written(w, r, http.StatusOK, userJSONOf(u))
+	patchAs(a, w, r, "user", overRow(a, a.store.UpdateUser, userInputOf), writtenAs(a, userJSONOf))
 }
 
 // deleteUser handles DELETE /api/users/{id}; their keys stay, without an owner.
 func (a *App) deleteUser(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "user")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	if err := a.store.DeleteUser(r.Context(), id); err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	a.written(w, r, http.StatusNoContent, nil)
+	deleteAs(a, w, r, "user", a.store.DeleteUser, a.written)
 }
 
 // showUser handles GET /api/users/{id}: one user, its spend_usd in the

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -61,27 +62,22 @@ func providerJSONOf(p *models.Provider) providerJSON {
 
 // createProvider handles POST /api/providers.
 func (a *App) createProvider(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
+	createAs(a, w, r, a.newProvider, writtenAs(a, providerJSONOf))
+}
+
+// newProvider stores the provider a POST body describes. Its rules depend
+// on its type, so the body is checked as a whole, not by the tags alone.
+func (a *App) newProvider(ctx context.Context, body jsonBody) (*models.Provider, error) {
 	var in providerInput
 	if err := mergeBody(body, &in); err != nil {
-		a.apiError(w, r, err)
-		return
+		return nil, err
 	}
 	if err := a.validateProvider(&in, in.given(), nil); err != nil {
-		a.apiError(w, r, err)
-		return
+		return nil, err
 	}
 	var p models.Provider
 	in.applyTo(&p)
-	if err := a.store.CreateProvider(r.Context(), &p, in.secrets()); err != nil {
-		a.apiError(w, r, nameTaken(err, "provider", in.Name))
-		return
-	}
-	a.written(w, r, http.StatusCreated, providerJSONOf(&p))
+	return &p, nameTaken(a.store.CreateProvider(ctx, &p, in.secrets()), "provider", in.Name)
 }
 
 // listProviders handles GET /api/providers.
@@ -91,25 +87,19 @@ func (a *App) listProviders(w http.ResponseWriter, r *http.Request) {
 
 // updateProvider handles PATCH /api/providers/{id}.
 func (a *App) updateProvider(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "provider")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	body, err := readBody(w, r)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	// The store takes the secrets to replace as an argument, so they are
-	// read from the body first: sent is the body alone, over nothing.
+	patchAs(a, w, r, "provider", a.editProvider, writtenAs(a, providerJSONOf))
+}
+
+// editProvider applies a PATCH body to provider id. The store takes the
+// secrets to replace as an argument, so they are read from the body first:
+// sent is the body alone, over nothing.
+func (a *App) editProvider(ctx context.Context, id int64, body jsonBody) (*models.Provider, error) {
 	var sent providerInput
 	if err := mergeBody(body, &sent); err != nil {
-		a.apiError(w, r, err)
-		return
+		return nil, err
 	}
 	var in providerInput
-	p, err := a.store.UpdateProvider(r.Context(), id, sent.secrets(), func(p *models.Provider) error {
+	p, err := a.store.UpdateProvider(ctx, id, sent.secrets(), func(p *models.Provider) error {
 		in = providerInputOf(p)
 		if err := mergeBody(body, &in); err != nil {
 			return err
@@ -121,24 +111,11 @@ func (a *App) updateProvider(w http.ResponseWriter, r *http.Request) {
 		in.applyTo(p)
 		return nil
 	})
-	if err != nil {
-		a.apiError(w, r, nameTaken(err, "provider", in.Name))
-		return
-	}
-	a.written(w, r, http.StatusOK, providerJSONOf(p))
+	return p, nameTaken(err, "provider", in.Name)
 }
 
 // deleteProvider handles DELETE /api/providers/{id}; a provider that model
 // entries use is refused with 409.
 func (a *App) deleteProvider(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "provider")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	if err := a.store.DeleteProvider(r.Context(), id); err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	a.written(w, r, http.StatusNoContent, nil)
+	deleteAs(a, w, r, "provider", a.store.DeleteProvider, a.written)
 }

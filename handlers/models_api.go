@@ -36,41 +36,18 @@ type modelEntryJSON struct {
 func modelEntryJSONOf(cat *pricing.Catalog, d *models.Deployment) modelEntryJSON {
 	prices := entryPrices(cat, d)
 	return modelEntryJSON{
-		ID:              d.ID,
-		PublicName:      d.PublicName,
-		Wildcard:        d.IsWildcard(),
-		ProviderID:      d.ProviderID,
-		Provider:        d.Provider.Name,
-		UpstreamModel:   d.UpstreamModel,
-		Weight:          d.Weight,
-		CooldownSeconds: d.CooldownSeconds,
-		TimeoutSeconds:  d.TimeoutSeconds,
-		ContextWindow:   d.ContextWindow,
-		priceFields:     priceFieldsOf(d.Prices),
-		BaseModel:       d.BaseModel,
-		EffectivePrices: effectivePricesOf(&prices, cat),
-		RPMLimit:        d.RPMLimit,
-		TPMLimit:        d.TPMLimit,
-		Priority:        d.Priority,
-		Enabled:         d.Enabled,
-		CreatedAt:       d.CreatedAt,
-		UpdatedAt:       d.UpdatedAt,
+		ID: d.ID, PublicName: d.PublicName, Wildcard: d.IsWildcard(),
+		ProviderID: d.ProviderID, Provider: d.Provider.Name, UpstreamModel: d.UpstreamModel,
+		Weight: d.Weight, CooldownSeconds: d.CooldownSeconds, TimeoutSeconds: d.TimeoutSeconds, ContextWindow: d.ContextWindow,
+		priceFields: priceFieldsOf(d.Prices), BaseModel: d.BaseModel, EffectivePrices: effectivePricesOf(&prices, cat),
+		RPMLimit: d.RPMLimit, TPMLimit: d.TPMLimit, Priority: d.Priority, Enabled: d.Enabled,
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
 	}
 }
 
 // createModelEntryAPI handles POST /api/models.
 func (a *App) createModelEntryAPI(w http.ResponseWriter, r *http.Request) {
-	var in modelEntryInput
-	if err := a.decodeBody(w, r, &in); err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	d, err := a.storeModelEntry(r.Context(), &in)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	a.writtenEntry(w, r, http.StatusCreated, d)
+	createAs(a, w, r, newRow[modelEntryInput](a, a.store.CreateDeployment), a.writtenEntry)
 }
 
 // listModelEntries handles GET /api/models.
@@ -96,41 +73,10 @@ func (a *App) writtenEntry(w http.ResponseWriter, r *http.Request, status int, d
 // updateModelEntry handles PATCH /api/models/{id}: absent fields keep their
 // value, null resets one to its default (weight: unset).
 func (a *App) updateModelEntry(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "model entry")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	body, err := readBody(w, r)
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	d, err := a.store.UpdateDeployment(r.Context(), id, func(d *models.Deployment) error {
-		in := modelEntryInputOf(d)
-		if err := a.applyBody(body, &in); err != nil {
-			return err
-		}
-		in.applyTo(d)
-		return nil
-	})
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	a.writtenEntry(w, r, http.StatusOK, d)
+	patchAs(a, w, r, "model entry", overRow(a, a.store.UpdateDeployment, modelEntryInputOf), a.writtenEntry)
 }
 
 // deleteModelEntry handles DELETE /api/models/{id}.
 func (a *App) deleteModelEntry(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "model entry")
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	if err := a.store.DeleteDeployment(r.Context(), id); err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	a.written(w, r, http.StatusNoContent, nil)
+	deleteAs(a, w, r, "model entry", a.store.DeleteDeployment, a.written)
 }

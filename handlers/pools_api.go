@@ -45,14 +45,8 @@ type poolSettingJSON struct {
 }
 
 func poolSettingJSONOf(p *models.PoolSetting) poolSettingJSON {
-	return poolSettingJSON{
-		PublicName:       p.PublicName,
-		StickyTTLSeconds: p.StickyTTLSeconds,
-		NumRetries:       p.NumRetries,
-		AllowedFails:     p.AllowedFails,
-		RoutingStrategy:  strategyName(p.RoutingStrategy),
-		UpdatedAt:        p.UpdatedAt,
-	}
+	return poolSettingJSON{PublicName: p.PublicName, StickyTTLSeconds: p.StickyTTLSeconds, NumRetries: p.NumRetries,
+		AllowedFails: p.AllowedFails, RoutingStrategy: strategyName(p.RoutingStrategy), UpdatedAt: p.UpdatedAt}
 }
 
 // strategyName names a stored strategy; "" is the default.
@@ -86,14 +80,5 @@ func (a *App) putPoolSetting(w http.ResponseWriter, r *http.Request) {
 
 // listPoolSettings handles GET /api/pools: the settings of every pool that has any.
 func (a *App) listPoolSettings(w http.ResponseWriter, r *http.Request) {
-	ps, err := a.store.ListPoolSettings(r.Context())
-	if err != nil {
-		a.apiError(w, r, err)
-		return
-	}
-	out := make([]poolSettingJSON, len(ps))
-	for i := range ps {
-		out[i] = poolSettingJSONOf(&ps[i])
-	}
-	a.writeJSON(w, r, http.StatusOK, out)
+	listAs(a, w, r, a.store.ListPoolSettings, poolSettingJSONOf)
 }
