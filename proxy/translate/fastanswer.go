@@ -3,7 +3,7 @@ package translate
 import "strconv"
 
 // Hand reading of an Anthropic answer and hand writing of the chat
-// completion made from it, for MessagesResponseToChat, as fastresponse.go
+// completion made from it, for Answer(Messages, Chat), as fastresponse.go
 // does for the other direction. The answer is read by readMessage, the
 // reader of message_start's message, which has the same shape; what it
 // refuses, decode reads (FuzzMessagesResponseReader). The writer writes
@@ -32,7 +32,7 @@ func marshalChatResponse(out *chatResponseOut) ([]byte, error) {
 }
 
 // appendChatResponse writes m as marshal would (HTML not escaped); for a
-// choice with logprobs, which MessagesResponseToChat never sets, it
+// choice with logprobs, which Answer(Messages, Chat) never sets, it
 // reports false.
 func appendChatResponse(b []byte, m *chatResponseOut) ([]byte, bool) {
 	b = append(b, `{"id":`...)

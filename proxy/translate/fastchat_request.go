@@ -6,7 +6,7 @@ import (
 )
 
 // Hand decoding of an OpenAI chat request and of its contents, for
-// ChatToMessages, as fastrequest.go does for MessagesToChat: reflection
+// Request(Chat, Messages), as fastrequest.go does for Request(Messages, Chat): reflection
 // was half of what a translation cost. The readers take the common shapes
 // only and report !ok for the rest (a key that is not plain lowercase, a
 // repeated field, a number they cannot read exactly, a null where an

@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// Hand writing of the Anthropic request ChatToMessages makes, byte for
+// Hand writing of the Anthropic request Request(Chat, Messages) makes, byte for
 // byte what marshal writes (HTML not escaped, fields in declaration order,
 // omitempty as encoding/json has it), as fastrequest_writer.go does for
 // the other direction. Each appender reports false for a value it was not
@@ -179,7 +179,7 @@ func appendRequestContent(b []byte, content any) ([]byte, bool) {
 	return b, false
 }
 
-// appendRequestBlock writes one of the blocks ChatToMessages makes.
+// appendRequestBlock writes one of the blocks Request(Chat, Messages) makes.
 func appendRequestBlock(b []byte, block any) ([]byte, bool) {
 	switch v := block.(type) {
 	case textBlock:

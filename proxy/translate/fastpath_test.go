@@ -389,10 +389,10 @@ func TestFastPathStreams(t *testing.T) {
 
 // streamConverters makes the converter of each golden stream directory.
 var streamConverters = map[string]func() streamConverter{
-	"stream_messages_to_chat":   func() streamConverter { return NewMessagesToChatStream(true) },
-	"stream_chat_to_messages":   func() streamConverter { return NewChatToMessagesStream(goldenEstimate) },
-	"responses_stream_chat":     func() streamConverter { return NewChatToResponsesStream() },
-	"responses_stream_messages": func() streamConverter { return NewMessagesToResponsesStream() },
+	"stream_messages_to_chat":   func() streamConverter { return mustStream(Messages, Chat, Options{IncludeUsage: true}) },
+	"stream_chat_to_messages":   func() streamConverter { return mustStream(Chat, Messages, Options{InputEstimate: goldenEstimate}) },
+	"responses_stream_chat":     func() streamConverter { return mustStream(Chat, Responses, Options{}) },
+	"responses_stream_messages": func() streamConverter { return mustStream(Messages, Responses, Options{}) },
 }
 
 // madeUpInStream matches the ids made up from rand.Text.
@@ -470,9 +470,19 @@ func TestMarshalChatRequest(t *testing.T) {
 	}
 }
 
+// chatRequestOutOf is the chat request that Request(Messages, Chat, …)
+// marshals.
+func chatRequestOutOf(body []byte, upstreamModel string, includeUsage bool) (*chatRequestOut, error) {
+	req, err := readMessagesRequest(body)
+	if err != nil {
+		return nil, err
+	}
+	return writeChatRequest(&req, upstreamModel, includeUsage), nil
+}
+
 func checkMarshalChatRequest(t *testing.T, body []byte) {
 	t.Helper()
-	req, err := chatRequestFromAnthropic(body, goldenGPT, true)
+	req, err := chatRequestOutOf(body, goldenGPT, true)
 	if err != nil {
 		return
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // Hand decoding of an Anthropic request and of its contents, for
-// MessagesToChat. Reflection was most of what a translation cost; reading
+// Request(Messages, Chat). Reflection was most of what a translation cost; reading
 // the common shapes by hand costs a fraction of it. Each reader reports !ok
 // for anything it does not expect (a key with more than lowercase ASCII
 // letters, digits and _, since encoding/json matches keys without regard

@@ -320,7 +320,7 @@ func FuzzChatRequestWriter(f *testing.F) {
 
 func checkChatRequestWriter(t *testing.T, body []byte, text string, f float64, setF bool) {
 	t.Helper()
-	req, err := chatRequestFromAnthropic(body, "gpt", true)
+	req, err := chatRequestOutOf(body, "gpt", true)
 	if err != nil {
 		return
 	}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// Hand writing of the OpenAI request MessagesToChat makes, byte for byte
+// Hand writing of the OpenAI request Request(Messages, Chat) makes, byte for byte
 // what marshal writes (HTML not escaped, fields in declaration order,
 // omitempty as encoding/json has it): TestChatRequestWriter and
 // FuzzChatRequestWriter hold it to that. Each appender reports false for a

@@ -42,6 +42,10 @@ func readChat(req *chatRequest) (request, error) {
 		format:      req.ResponseFormat,
 		messages:    make([]message, 0, len(req.Messages)),
 		parts:       make([]part, 0, 2*len(req.Messages)),
+		// A chat caller has no field to send signed thinking back in, and
+		// its top_k is meant for a compatible server.
+		thinkingOneWay: true,
+		topKAnyModel:   true,
 	}
 	for i := range req.Messages {
 		if err := out.readChatMessage(fmt.Sprintf("messages[%d]", i), &req.Messages[i]); err != nil {
