@@ -3,6 +3,7 @@ package translate
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -152,15 +153,34 @@ func answerAt(from, to Protocol, body []byte, now int64) ([]byte, Usage, error) 
 	case write == nil:
 		return nil, Usage{}, unsupported("answer writer", to)
 	}
-	var room answerParts
-	a, parts, err := read(body, room[:0])
+	room := answerRooms.Get().(*answerRoom)
+	defer room.release()
+	a, parts, err := read(body, room.parts[:0])
 	if err != nil {
 		return nil, Usage{}, err
 	}
-	b, err := write(&a, parts, now)
+	room.a = a
+	b, err := write(&room.a, parts, now)
 	// The usage as read, not as a writer puts it: a Responses object has
 	// no place for the 1-hour cache writes.
 	return b, a.usage, err
+}
+
+// answerRoom is room for an answer and its parts, reused from one answer to
+// the next: handed to a reader and a writer called through protocols, room
+// on answerAt's stack would move to the heap, two allocations an answer.
+type answerRoom struct {
+	a     answer
+	parts answerParts
+}
+
+var answerRooms = sync.Pool{New: func() any { return new(answerRoom) }}
+
+// release clears the room, so that it keeps no string of the answer alive,
+// and gives it back.
+func (r *answerRoom) release() {
+	*r = answerRoom{}
+	answerRooms.Put(r)
 }
 
 // NewStream translates an upstream's SSE stream in protocol from into the
