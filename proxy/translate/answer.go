@@ -8,8 +8,9 @@ import "fmt"
 // caller protocol (writeChatAnswerBody, writeMessagesAnswerBody,
 // writeResponsesAnswer), so a new protocol adds a reader or a writer, not a
 // converter for every pair (see Answer). The wire is read and
-// written by hand where a benchmark showed it pays (fastanswer.go: an
-// Anthropic answer read, a chat completion written), through decode and
+// written by hand where a benchmark showed it pays (an Anthropic
+// answer read, see stream_read_messages_fast.go; a chat completion written,
+// see answer_write_chat_fast.go), through decode and
 // marshal elsewhere.
 
 // answer is an upstream's answer in no protocol's words, but for its

@@ -142,6 +142,20 @@ func BenchmarkChatResponseToMessages(b *testing.B) {
 // BenchmarkMessagesToChatStreamWhole converts an Anthropic stream of 20
 // text deltas, start and end included, for a caller that asked for usage.
 func BenchmarkMessagesToChatStreamWhole(b *testing.B) {
+	events := benchMessagesStream()
+	for b.Loop() {
+		s := mustStream(Messages, Chat, Options{IncludeUsage: true})
+		for _, ev := range events {
+			if _, err := s.Event(ev[0], []byte(ev[1])); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// benchMessagesStream is an Anthropic stream of 20 text deltas, start and
+// end included, each event by its name and data.
+func benchMessagesStream() [][2]string {
 	events := [][2]string{
 		{"message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[],"usage":{"input_tokens":320,"output_tokens":1}}}`},
 		{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
@@ -153,12 +167,5 @@ func BenchmarkMessagesToChatStreamWhole(b *testing.B) {
 	events = append(events, [2]string{"content_block_stop", `{"type":"content_block_stop","index":0}`},
 		[2]string{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":20}}`},
 		[2]string{"message_stop", `{"type":"message_stop"}`})
-	for b.Loop() {
-		s := mustStream(Messages, Chat, Options{IncludeUsage: true})
-		for _, ev := range events {
-			if _, err := s.Event(ev[0], []byte(ev[1])); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	return events
 }

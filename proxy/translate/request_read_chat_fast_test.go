@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// The chat request fast paths (fastchat_request.go,
-// fastchat_request_writer.go) must give what decode and marshal give: the
+// The chat request fast paths (request_read_chat_fast.go,
+// request_write_messages_fast.go) must give what decode and marshal give: the
 // readers the same values whenever they take a body, and a refusal for
 // what they leave to decode; the writer the same bytes; and Request(Chat, Messages)
 // the same answer as decode and marshal alone.

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// The Anthropic answer fast paths (fastanswer.go) must give what decode
+// The Anthropic answer fast paths (decodeMessagesResponse, answer_write_chat_fast.go) must give what decode
 // and marshal give: the reader the same values whenever it takes a body,
 // the writer the same bytes, and Answer(Messages, Chat) the same answer
 // as decode and marshal alone.

@@ -11,8 +11,8 @@ import (
 	"testing"
 )
 
-// The stream fast paths (jsonstring.go, jsonreader.go, fastevents_in.go,
-// fastevents_out.go) must give byte for byte what encoding/json gives. These
+// The stream fast paths (json_write.go, json_read.go, stream_read_*_fast.go,
+// stream_write_*_fast.go) must give byte for byte what encoding/json gives. These
 // tests hold them to it piece by piece (the string escaper, the readers, the
 // writers) and whole: a converter fed a stream must write the same bytes as
 // one that takes encoding/json for every event (general set).
