@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"unicode/utf16"
@@ -582,19 +583,51 @@ func (r *jsonReader) array(elem func() bool) (null, ok bool) {
 	}
 }
 
-// readStrings reads an array of strings; [] gives an empty slice and null
-// nil, as encoding/json gives them.
-func (r *jsonReader) readStrings(dst *[]string) bool {
-	list := []string{}
+// readList reads null, which leaves *dst as it was, or an array into *dst
+// ([] as an empty slice, as encoding/json gives it), each element read by
+// elem; room is the capacity to start with.
+func readList[T any](r *jsonReader, dst *[]T, room int, elem func(*T) bool) bool {
+	list := make([]T, 0, room)
 	null, ok := r.array(func() bool {
-		s, ok := r.string()
-		list = append(list, s)
-		return ok
+		list = append(list, *new(T))
+		return elem(&list[len(list)-1])
 	})
 	if !null {
 		*dst = list
 	}
 	return ok
+}
+
+// readContentOf reads a content as decodeContent[T] does: a string, null,
+// or an array of T, each read by elem.
+func readContentOf[T any](r *jsonReader, raw json.RawMessage, elem func(*T) bool) (text string, list []T, isArray, ok bool) {
+	raw = bytes.TrimSpace(raw)
+	r.reset(raw)
+	switch {
+	case isNull(raw):
+		return "", nil, false, true
+	case raw[0] == '"':
+		text, ok = r.string()
+		return text, nil, false, ok && r.end()
+	}
+	null, ok := r.array(func() bool {
+		list = append(list, *new(T))
+		return elem(&list[len(list)-1])
+	})
+	if list == nil {
+		list = []T{} // as encoding/json decodes []
+	}
+	return "", list, true, ok && !null && r.end()
+}
+
+// readStrings reads an array of strings; [] gives an empty slice and null
+// nil, as encoding/json gives them.
+func (r *jsonReader) readStrings(dst *[]string) bool {
+	return readList(r, dst, 0, func(s *string) bool {
+		var ok bool
+		*s, ok = r.string()
+		return ok
+	})
 }
 
 // optBoolPtr reads true or false into a new *dst, or null, which leaves

@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"bytes"
 	"encoding/json"
 )
 
@@ -81,10 +80,7 @@ func (r *jsonReader) readChatRequest(data []byte, req *chatRequest) bool {
 }
 
 func (r *jsonReader) readChatMessages(dst *[]chatMessage) bool {
-	list := make([]chatMessage, 0, 8)
-	null, ok := r.array(func() bool {
-		list = append(list, chatMessage{})
-		m := &list[len(list)-1]
+	return readList(r, dst, 8, func(m *chatMessage) bool {
 		var seen fieldSet
 		return r.object(func(key []byte) bool {
 			switch string(key) {
@@ -100,17 +96,10 @@ func (r *jsonReader) readChatMessages(dst *[]chatMessage) bool {
 			return r.value(0)
 		})
 	})
-	if !null {
-		*dst = list
-	}
-	return ok
 }
 
 func (r *jsonReader) readChatTools(dst *[]chatTool) bool {
-	list := []chatTool{}
-	null, ok := r.array(func() bool {
-		list = append(list, chatTool{})
-		t := &list[len(list)-1]
+	return readList(r, dst, 0, func(t *chatTool) bool {
 		var seen fieldSet
 		return r.object(func(key []byte) bool {
 			switch string(key) {
@@ -122,10 +111,6 @@ func (r *jsonReader) readChatTools(dst *[]chatTool) bool {
 			return r.value(0)
 		})
 	})
-	if !null {
-		*dst = list
-	}
-	return ok
 }
 
 func (r *jsonReader) readChatFunction(f *chatFunction) bool {
@@ -178,23 +163,7 @@ func (r *jsonReader) readJSONSchema(s *chatJSONSchema) bool {
 // readParts reads a content as decodeContent[chatPart] does: a string,
 // null, or an array of parts.
 func (r *jsonReader) readParts(raw json.RawMessage) (text string, parts []chatPart, isArray, ok bool) {
-	raw = bytes.TrimSpace(raw)
-	r.reset(raw)
-	switch {
-	case isNull(raw):
-		return "", nil, false, true
-	case raw[0] == '"':
-		text, ok = r.string()
-		return text, nil, false, ok && r.end()
-	}
-	null, ok := r.array(func() bool {
-		parts = append(parts, chatPart{})
-		return r.readPart(&parts[len(parts)-1])
-	})
-	if parts == nil {
-		parts = []chatPart{} // as encoding/json decodes []
-	}
-	return "", parts, true, ok && !null && r.end()
+	return readContentOf(r, raw, r.readPart)
 }
 
 func (r *jsonReader) readPart(p *chatPart) bool {
@@ -233,15 +202,7 @@ func (r *jsonReader) readChatFile(f *chatFile) bool {
 
 // readToolCallList reads null, or an array of tool calls.
 func (r *jsonReader) readToolCallList(dst *[]chatToolCall) bool {
-	list := []chatToolCall{}
-	null, ok := r.array(func() bool {
-		list = append(list, chatToolCall{})
-		return r.readToolCall(&list[len(list)-1])
-	})
-	if !null {
-		*dst = list
-	}
-	return ok
+	return readList(r, dst, 0, r.readToolCall)
 }
 
 func (r *jsonReader) readToolCall(tc *chatToolCall) bool {

@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"bytes"
 	"encoding/json"
 )
 
@@ -74,10 +73,7 @@ func (r *jsonReader) readMessagesRequest(data []byte, req *messagesRequest) bool
 }
 
 func (r *jsonReader) readMessages(dst *[]anthropicMessage) bool {
-	list := make([]anthropicMessage, 0, 8)
-	null, ok := r.array(func() bool {
-		list = append(list, anthropicMessage{})
-		m := &list[len(list)-1]
+	return readList(r, dst, 8, func(m *anthropicMessage) bool {
 		var seen fieldSet
 		return r.object(func(key []byte) bool {
 			switch string(key) {
@@ -89,17 +85,10 @@ func (r *jsonReader) readMessages(dst *[]anthropicMessage) bool {
 			return r.value(0)
 		})
 	})
-	if !null {
-		*dst = list
-	}
-	return ok
 }
 
 func (r *jsonReader) readTools(dst *[]anthropicTool) bool {
-	list := []anthropicTool{}
-	null, ok := r.array(func() bool {
-		list = append(list, anthropicTool{})
-		t := &list[len(list)-1]
+	return readList(r, dst, 0, func(t *anthropicTool) bool {
 		var seen fieldSet
 		return r.object(func(key []byte) bool {
 			switch string(key) {
@@ -117,10 +106,6 @@ func (r *jsonReader) readTools(dst *[]anthropicTool) bool {
 			return r.value(0)
 		})
 	})
-	if !null {
-		*dst = list
-	}
-	return ok
 }
 
 func (r *jsonReader) readToolChoice(c *anthropicToolChoice) bool {
@@ -187,23 +172,7 @@ func (r *jsonReader) readOutputFormat(f *anthropicOutputFormat) bool {
 // readContent reads a content as decodeContent[anthropicBlock] does: a
 // string, null, or an array of blocks.
 func (r *jsonReader) readContent(raw json.RawMessage) (text string, blocks []anthropicBlock, isArray, ok bool) {
-	raw = bytes.TrimSpace(raw)
-	r.reset(raw)
-	switch {
-	case isNull(raw):
-		return "", nil, false, true
-	case raw[0] == '"':
-		text, ok = r.string()
-		return text, nil, false, ok && r.end()
-	}
-	null, ok := r.array(func() bool {
-		blocks = append(blocks, anthropicBlock{})
-		return r.readBlock(&blocks[len(blocks)-1])
-	})
-	if blocks == nil {
-		blocks = []anthropicBlock{} // as encoding/json decodes []
-	}
-	return "", blocks, true, ok && !null && r.end()
+	return readContentOf(r, raw, r.readBlock)
 }
 
 func (r *jsonReader) readBlock(b *anthropicBlock) bool {
