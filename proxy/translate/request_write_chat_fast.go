@@ -26,18 +26,8 @@ func appendChatRequest(b []byte, req *chatRequestOut) ([]byte, bool) {
 		b = append(b, `,"max_completion_tokens":`...)
 		b = strconv.AppendInt(b, *req.MaxCompletionTokens, 10)
 	}
-	if b, ok = appendOptFloat(b, `,"temperature":`, req.Temperature); !ok {
+	if b, ok = appendSampling(b, req.Temperature, req.TopP, `,"stop":`, req.Stop, req.Stream); !ok {
 		return b, false
-	}
-	if b, ok = appendOptFloat(b, `,"top_p":`, req.TopP); !ok {
-		return b, false
-	}
-	if len(req.Stop) > 0 {
-		b = append(b, `,"stop":`...)
-		b = appendJSONStrings(b, req.Stop)
-	}
-	if req.Stream {
-		b = append(b, `,"stream":true`...)
 	}
 	if req.StreamOptions != nil {
 		b = append(b, `,"stream_options":{"include_usage":`...)
@@ -52,6 +42,27 @@ func appendChatRequest(b []byte, req *chatRequestOut) ([]byte, bool) {
 		return b, false
 	}
 	return append(b, '}'), true
+}
+
+// appendSampling writes the members that both request writers have, in
+// the order both declare them: temperature, top_p, the stop sequences under
+// stopKey, and stream.
+func appendSampling(b []byte, temperature, topP *float64, stopKey string, stop []string, stream bool) ([]byte, bool) {
+	b, ok := appendOptFloat(b, `,"temperature":`, temperature)
+	if !ok {
+		return b, false
+	}
+	if b, ok = appendOptFloat(b, `,"top_p":`, topP); !ok {
+		return b, false
+	}
+	if len(stop) > 0 {
+		b = append(b, stopKey...)
+		b = appendJSONStrings(b, stop)
+	}
+	if stream {
+		b = append(b, `,"stream":true`...)
+	}
+	return b, true
 }
 
 func appendChatRequestTail(b []byte, t *chatRequestTail) ([]byte, bool) {

@@ -36,18 +36,8 @@ func appendMessagesRequest(b []byte, req *messagesRequestOut) ([]byte, bool) {
 	}
 	b = append(b, `,"max_tokens":`...)
 	b = strconv.AppendInt(b, req.MaxTokens, 10)
-	if b, ok = appendOptFloat(b, `,"temperature":`, req.Temperature); !ok {
+	if b, ok = appendSampling(b, req.Temperature, req.TopP, `,"stop_sequences":`, req.StopSequences, req.Stream); !ok {
 		return b, false
-	}
-	if b, ok = appendOptFloat(b, `,"top_p":`, req.TopP); !ok {
-		return b, false
-	}
-	if len(req.StopSequences) > 0 {
-		b = append(b, `,"stop_sequences":`...)
-		b = appendJSONStrings(b, req.StopSequences)
-	}
-	if req.Stream {
-		b = append(b, `,"stream":true`...)
 	}
 	if len(req.Tools) > 0 {
 		b = append(b, `,"tools":`...)
