@@ -50,8 +50,9 @@ type sides struct {
 	// readRequest reads a caller's request into the neutral request.
 	readRequest func(body []byte) (request, error)
 	// writeRequest writes the neutral request for an upstream;
-	// upstreamModel is for a body that names the model.
-	writeRequest func(req *request, upstreamModel string, o *Options) ([]byte, error)
+	// upstreamModel is for a body that names the model. The request and
+	// the options come by value, so that they stay on the stack.
+	writeRequest func(req request, upstreamModel string, o Options) ([]byte, error)
 	// readAnswer reads an upstream's whole answer, its parts appended to
 	// parts.
 	readAnswer func(body []byte, parts []part) (answer, []part, error)
@@ -134,7 +135,7 @@ func Request(from, to Protocol, body []byte, upstreamModel string, o Options) ([
 	if err != nil {
 		return nil, err
 	}
-	return write(&req, upstreamModel, &o)
+	return write(req, upstreamModel, o)
 }
 
 // Answer translates an upstream's whole (not streamed) answer in protocol

@@ -107,6 +107,21 @@ func (r *request) add(m message, from int) {
 	r.messages = append(r.messages, m)
 }
 
+// splitContent decodes a message's content with decode: a string becomes
+// its one text part (asString); a list of parts or blocks is left to the
+// caller to read.
+func splitContent[T any](r *request, raw json.RawMessage, decode func(json.RawMessage) (string, []T, bool, error)) (list []T, asString bool, err error) {
+	text, list, isArray, err := decode(raw)
+	if err != nil {
+		return nil, false, err
+	}
+	if !isArray {
+		r.parts = append(r.parts, part{kind: partText, text: text})
+		return nil, true, nil
+	}
+	return list, false, nil
+}
+
 // texts gives the non-empty texts among parts.
 func texts(parts []part) []string {
 	out := make([]string, 0, len(parts))

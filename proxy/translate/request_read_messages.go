@@ -168,12 +168,11 @@ func (r *request) readSystem(p *path, raw json.RawMessage) error {
 // readUserTurn reads a user turn: a string, or blocks among which tool
 // results, each followed by its content.
 func (r *request) readUserTurn(p *path, raw json.RawMessage) (asString bool, err error) {
-	text, blocks, isArray, err := decodeBlocks(raw)
+	blocks, asString, err := splitContent(r, raw, decodeBlocks)
 	if err != nil {
 		return false, contentError(p.String()+".content", err)
 	}
-	if !isArray {
-		r.parts = append(r.parts, part{kind: partText, text: text})
+	if asString {
 		return true, nil
 	}
 	from := len(r.parts)
@@ -283,12 +282,11 @@ func (r *request) readToolResult(p *path, b *anthropicBlock) error {
 // and its thinking that can be sent back. Blocks no other protocol has a
 // place for are dropped (see droppedFields).
 func (r *request) readAssistantTurn(p *path, raw json.RawMessage) (asString bool, err error) {
-	text, blocks, isArray, err := decodeBlocks(raw)
+	blocks, asString, err := splitContent(r, raw, decodeBlocks)
 	if err != nil {
 		return false, contentError(p.String()+".content", err)
 	}
-	if !isArray {
-		r.parts = append(r.parts, part{kind: partText, text: text})
+	if asString {
 		return true, nil
 	}
 	from := len(r.parts)

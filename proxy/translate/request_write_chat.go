@@ -7,8 +7,8 @@ import (
 
 // writeChatBody writes req as a chat request body for upstreamModel (see
 // writeChatRequest and marshalChatRequest).
-func writeChatBody(req *request, upstreamModel string, o *Options) ([]byte, error) {
-	return marshalChatRequest(writeChatRequest(req, upstreamModel, o.IncludeUsage))
+func writeChatBody(req request, upstreamModel string, o Options) ([]byte, error) {
+	return marshalChatRequest(writeChatRequest(&req, upstreamModel, o.IncludeUsage))
 }
 
 // writeChatRequest writes req as an OpenAI chat completions request for

@@ -13,11 +13,11 @@ import (
 // another model refuses: a top_k meant for any model is left out (see
 // request.topKAnyModel). Claude on Bedrock keeps an Anthropic caller's cache
 // breakpoints, thinking and top_k.
-func writeConverseBody(req *request, _ string, _ *Options) ([]byte, error) {
+func writeConverseBody(req request, _ string, _ Options) ([]byte, error) {
 	if req.topKAnyModel {
 		req.topK = nil
 	}
-	out, err := writeConverseRequest(req)
+	out, err := writeConverseRequest(&req)
 	if err != nil {
 		return nil, err
 	}

@@ -11,8 +11,8 @@ import (
 // top_k goes as topK. The body names no model and does not say whether to
 // stream: Gemini takes both in the URL (generateContent, or
 // streamGenerateContent?alt=sse).
-func writeGeminiBody(req *request, _ string, _ *Options) ([]byte, error) {
-	out, err := writeGeminiRequest(req)
+func writeGeminiBody(req request, _ string, _ Options) ([]byte, error) {
+	out, err := writeGeminiRequest(&req)
 	if err != nil {
 		return nil, err
 	}

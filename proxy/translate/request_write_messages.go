@@ -10,11 +10,11 @@ const DefaultMaxTokens = 4096
 // upstreamModel (see writeMessagesRequest and marshalMessagesRequest),
 // without the reasoning effort of a caller that cannot send thinking back
 // (see request.thinkingOneWay).
-func writeMessagesBody(req *request, upstreamModel string, _ *Options) ([]byte, error) {
+func writeMessagesBody(req request, upstreamModel string, _ Options) ([]byte, error) {
 	if req.thinkingOneWay {
 		req.effort = ""
 	}
-	out, err := writeMessagesRequest(req, upstreamModel)
+	out, err := writeMessagesRequest(&req, upstreamModel)
 	if err != nil {
 		return nil, err
 	}
