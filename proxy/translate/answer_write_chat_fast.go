@@ -59,10 +59,7 @@ func appendChatChoice(b []byte, c *chatChoiceOut) ([]byte, bool) {
 	b = appendJSONString(b, m.Role, false)
 	b = append(b, `,"content":`...)
 	b = appendOptString(b, m.Content)
-	if m.ReasoningContent != "" {
-		b = append(b, `,"reasoning_content":`...)
-		b = appendJSONString(b, m.ReasoningContent, false)
-	}
+	b = appendOptMember(b, `,"reasoning_content":`, m.ReasoningContent)
 	if len(m.ToolCalls) > 0 {
 		b = append(b, `,"tool_calls":`...)
 		b = appendChatToolCalls(b, m.ToolCalls)

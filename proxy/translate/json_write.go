@@ -75,6 +75,16 @@ func needsEscape(b byte, escapeHTML bool) bool {
 	return mask>>b&1 != 0
 }
 
+// appendOptMember writes a string member, key and s (HTML not escaped),
+// unless s is "", as omitempty leaves it out.
+func appendOptMember(b []byte, key, s string) []byte {
+	if s == "" {
+		return b
+	}
+	b = append(b, key...)
+	return appendJSONString(b, s, false)
+}
+
 // appendEscapedByte escapes one ASCII byte that needsEscape.
 func appendEscapedByte(dst []byte, b byte) []byte {
 	switch b {

@@ -84,18 +84,12 @@ func appendChatRequestTail(b []byte, t *chatRequestTail) ([]byte, bool) {
 		b = append(b, `,"parallel_tool_calls":`...)
 		b = strconv.AppendBool(b, *t.ParallelToolCalls)
 	}
-	if t.ReasoningEffort != "" {
-		b = append(b, `,"reasoning_effort":`...)
-		b = appendJSONString(b, t.ReasoningEffort, false)
-	}
+	b = appendOptMember(b, `,"reasoning_effort":`, t.ReasoningEffort)
 	if t.ResponseFormat != nil {
 		b = append(b, `,"response_format":`...)
 		b = appendResponseFormat(b, t.ResponseFormat)
 	}
-	if t.User != "" {
-		b = append(b, `,"user":`...)
-		b = appendJSONString(b, t.User, false)
-	}
+	b = appendOptMember(b, `,"user":`, t.User)
 	return b, true
 }
 
@@ -105,10 +99,7 @@ func appendResponseFormat(b []byte, f *chatResponseFormat) []byte {
 	if s := f.JSONSchema; s != nil {
 		b = append(b, `,"json_schema":{"name":`...)
 		b = appendJSONString(b, s.Name, false)
-		if s.Description != "" {
-			b = append(b, `,"description":`...)
-			b = appendJSONString(b, s.Description, false)
-		}
+		b = appendOptMember(b, `,"description":`, s.Description)
 		if len(s.Schema) > 0 {
 			b = append(b, `,"schema":`...)
 			b = appendCompactValid(b, s.Schema)
@@ -158,10 +149,7 @@ func appendChatMessage(b []byte, m *chatMessageOut) ([]byte, bool) {
 		b = append(b, `,"tool_calls":`...)
 		b = appendChatToolCalls(b, m.ToolCalls)
 	}
-	if m.ToolCallID != "" {
-		b = append(b, `,"tool_call_id":`...)
-		b = appendJSONString(b, m.ToolCallID, false)
-	}
+	b = appendOptMember(b, `,"tool_call_id":`, m.ToolCallID)
 	return append(b, '}'), true
 }
 
@@ -178,10 +166,7 @@ func appendChatParts(b []byte, parts []chatPartOut) []byte {
 		p := &parts[i]
 		b = append(b, `{"type":`...)
 		b = appendJSONString(b, p.Type, false)
-		if p.Text != "" {
-			b = append(b, `,"text":`...)
-			b = appendJSONString(b, p.Text, false)
-		}
+		b = appendOptMember(b, `,"text":`, p.Text)
 		if p.ImageURL != nil {
 			b = append(b, `,"image_url":{"url":`...)
 			b = appendJSONString(b, p.ImageURL.URL, false)
@@ -298,10 +283,7 @@ func appendChatTools(b []byte, tools []chatTool) []byte {
 		b = appendJSONString(b, t.Type, false)
 		b = append(b, `,"function":{"name":`...)
 		b = appendJSONString(b, t.Function.Name, false)
-		if t.Function.Description != "" {
-			b = append(b, `,"description":`...)
-			b = appendJSONString(b, t.Function.Description, false)
-		}
+		b = appendOptMember(b, `,"description":`, t.Function.Description)
 		if len(t.Function.Parameters) > 0 {
 			b = append(b, `,"parameters":`...)
 			b = appendCompactValid(b, t.Function.Parameters)

@@ -81,10 +81,7 @@ func appendMessagesRequestTail(b []byte, req *messagesRequestOut) ([]byte, bool)
 	if c := req.ToolChoice; c != nil {
 		b = append(b, `,"tool_choice":{"type":`...)
 		b = appendJSONString(b, c.Type, false)
-		if c.Name != "" {
-			b = append(b, `,"name":`...)
-			b = appendJSONString(b, c.Name, false)
-		}
+		b = appendOptMember(b, `,"name":`, c.Name)
 		if c.DisableParallelToolUse {
 			b = append(b, `,"disable_parallel_tool_use":true`...)
 		}
@@ -92,10 +89,7 @@ func appendMessagesRequestTail(b []byte, req *messagesRequestOut) ([]byte, bool)
 	}
 	if m := req.Metadata; m != nil {
 		b = append(b, `,"metadata":{`...)
-		if m.UserID != "" {
-			b = append(b, `"user_id":`...)
-			b = appendJSONString(b, m.UserID, false)
-		}
+		b = appendOptMember(b, `"user_id":`, m.UserID)
 		b = append(b, '}')
 	}
 	if oc := req.OutputConfig; oc != nil {
@@ -215,10 +209,7 @@ func appendSourceBlock(b []byte, v *sourceBlock) []byte {
 		}
 	}
 	b = append(b, '}')
-	if v.Title != "" {
-		b = append(b, `,"title":`...)
-		b = appendJSONString(b, v.Title, false)
-	}
+	b = appendOptMember(b, `,"title":`, v.Title)
 	return append(b, '}')
 }
 
@@ -231,10 +222,7 @@ func appendAnthropicTools(b []byte, tools []anthropicToolOut) ([]byte, bool) {
 		t := &tools[i]
 		b = append(b, `{"name":`...)
 		b = appendJSONString(b, t.Name, false)
-		if t.Description != "" {
-			b = append(b, `,"description":`...)
-			b = appendJSONString(b, t.Description, false)
-		}
+		b = appendOptMember(b, `,"description":`, t.Description)
 		b = append(b, `,"input_schema":`...)
 		var ok bool
 		if b, ok = appendRawValue(b, t.InputSchema); !ok {
