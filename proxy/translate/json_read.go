@@ -671,3 +671,9 @@ func (r *jsonReader) idString(want bool, dst *string) bool {
 	}
 	return r.skipString()
 }
+
+// isNull reports whether raw is absent or the JSON null.
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}

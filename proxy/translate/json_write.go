@@ -3,6 +3,7 @@ package translate
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -209,4 +210,18 @@ func appendRawValue(b []byte, raw json.RawMessage) ([]byte, bool) {
 		return b, false
 	}
 	return appendCompactValid(b, raw), true
+}
+
+// marshal writes a translated value. Every json.RawMessage in it was checked
+// on the way in, so a failure here is a bug; it is returned, not hidden.
+// HTML is not escaped: the bodies go to APIs, not into pages, and escaping
+// would turn every "<" of a prompt into "\u003c".
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("translate: encode %T: %w", v, err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
