@@ -76,6 +76,26 @@ func needsEscape(b byte, escapeHTML bool) bool {
 	return mask>>b&1 != 0
 }
 
+// appendArray writes list as an array, each element by elem, and nil as
+// null, as encoding/json writes a nil slice; elem reports false for a value
+// it was not written for.
+func appendArray[T any](b []byte, list []T, elem func(b []byte, v *T) ([]byte, bool)) ([]byte, bool) {
+	if list == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '[')
+	for i := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var ok bool
+		if b, ok = elem(b, &list[i]); !ok {
+			return b, false
+		}
+	}
+	return append(b, ']'), true
+}
+
 // appendOptMember writes a string member, key and s (HTML not escaped),
 // unless s is "", as omitempty leaves it out.
 func appendOptMember(b []byte, key, s string) []byte {
@@ -202,6 +222,9 @@ func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
 	return b, true
 }
 
+// appendRawValue writes a raw value that a decoder or toolInput checked,
+// compacted, and nil as null, as encoding/json writes a json.RawMessage;
+// an empty one, which encoding/json refuses, reports false.
 func appendRawValue(b []byte, raw json.RawMessage) ([]byte, bool) {
 	switch {
 	case raw == nil:

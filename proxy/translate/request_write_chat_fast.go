@@ -18,7 +18,7 @@ func appendChatRequest(b []byte, req *chatRequestOut) ([]byte, bool) {
 	b = append(b, `{"model":`...)
 	b = appendJSONString(b, req.Model, false)
 	b = append(b, `,"messages":`...)
-	b, ok := appendChatMessages(b, req.Messages)
+	b, ok := appendArray(b, req.Messages, appendChatMessage)
 	if !ok {
 		return b, false
 	}
@@ -111,24 +111,6 @@ func appendResponseFormat(b []byte, f *chatResponseFormat) []byte {
 		b = append(b, '}')
 	}
 	return append(b, '}')
-}
-
-// appendChatMessages writes messages, nil as null.
-func appendChatMessages(b []byte, msgs []chatMessageOut) ([]byte, bool) {
-	if msgs == nil {
-		return append(b, "null"...), true
-	}
-	b = append(b, '[')
-	for i := range msgs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		var ok bool
-		if b, ok = appendChatMessage(b, &msgs[i]); !ok {
-			return b, false
-		}
-	}
-	return append(b, ']'), true
 }
 
 func appendChatMessage(b []byte, m *chatMessageOut) ([]byte, bool) {

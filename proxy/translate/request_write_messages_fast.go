@@ -31,7 +31,7 @@ func appendMessagesRequest(b []byte, req *messagesRequestOut) ([]byte, bool) {
 		return b, false
 	}
 	b = append(b, `,"messages":`...)
-	if b, ok = appendAnthropicMessages(b, req.Messages); !ok {
+	if b, ok = appendArray(b, req.Messages, appendAnthropicMessage); !ok {
 		return b, false
 	}
 	b = append(b, `,"max_tokens":`...)
@@ -41,7 +41,7 @@ func appendMessagesRequest(b []byte, req *messagesRequestOut) ([]byte, bool) {
 	}
 	if len(req.Tools) > 0 {
 		b = append(b, `,"tools":`...)
-		if b, ok = appendAnthropicTools(b, req.Tools); !ok {
+		if b, ok = appendArray(b, req.Tools, appendAnthropicTool); !ok {
 			return b, false
 		}
 	}
@@ -115,26 +115,12 @@ func appendMessagesRequestTail(b []byte, req *messagesRequestOut) ([]byte, bool)
 	return b, true
 }
 
-// appendAnthropicMessages writes msgs, nil as null.
-func appendAnthropicMessages(b []byte, msgs []anthropicMessageOut) ([]byte, bool) {
-	if msgs == nil {
-		return append(b, "null"...), true
-	}
-	b = append(b, '[')
-	for i := range msgs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"role":`...)
-		b = appendJSONString(b, msgs[i].Role, false)
-		b = append(b, `,"content":`...)
-		var ok bool
-		if b, ok = appendRequestContent(b, msgs[i].Content); !ok {
-			return b, false
-		}
-		b = append(b, '}')
-	}
-	return append(b, ']'), true
+func appendAnthropicMessage(b []byte, m *anthropicMessageOut) ([]byte, bool) {
+	b = append(b, `{"role":`...)
+	b = appendJSONString(b, m.Role, false)
+	b = append(b, `,"content":`...)
+	b, ok := appendRequestContent(b, m.Content)
+	return append(b, '}'), ok
 }
 
 // appendRequestContent writes a content: a string, or blocks (nil and
@@ -213,29 +199,15 @@ func appendSourceBlock(b []byte, v *sourceBlock) []byte {
 	return append(b, '}')
 }
 
-func appendAnthropicTools(b []byte, tools []anthropicToolOut) ([]byte, bool) {
-	b = append(b, '[')
-	for i := range tools {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		t := &tools[i]
-		b = append(b, `{"name":`...)
-		b = appendJSONString(b, t.Name, false)
-		b = appendOptMember(b, `,"description":`, t.Description)
-		b = append(b, `,"input_schema":`...)
-		var ok bool
-		if b, ok = appendRawValue(b, t.InputSchema); !ok {
-			return b, false
-		}
-		b = append(b, '}')
-	}
-	return append(b, ']'), true
+func appendAnthropicTool(b []byte, t *anthropicToolOut) ([]byte, bool) {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, t.Name, false)
+	b = appendOptMember(b, `,"description":`, t.Description)
+	b = append(b, `,"input_schema":`...)
+	b, ok := appendRawValue(b, t.InputSchema)
+	return append(b, '}'), ok
 }
 
-// appendRawValue writes a raw value that a decoder or toolInput checked,
-// compacted, and nil as null, as encoding/json writes a json.RawMessage;
-// an empty one, which encoding/json refuses, reports false.
 // appendToolUseBlock writes a tool_use block, in a request or an answer.
 func appendToolUseBlock(b []byte, v *toolUseBlock) ([]byte, bool) {
 	b = append(b, `{"type":`...)
