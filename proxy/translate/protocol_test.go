@@ -77,3 +77,29 @@ func TestProtocolString(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryDirection: every caller's protocol reaches every upstream's
+// and back, which is what the front doors (a request reader, an answer
+// writer, a stream writer, an error writer) and the upstreams (a request
+// writer, an answer reader, a stream reader) in protocols make.
+func TestEveryDirection(t *testing.T) {
+	callers := []Protocol{Chat, Messages, Responses}
+	upstreams := []Protocol{Chat, Messages, Gemini, Converse}
+	for _, c := range callers {
+		s := sidesOf(c)
+		if s.readRequest == nil || s.writeAnswer == nil || s.newStreamWriter == nil || s.writeError == nil {
+			t.Errorf("%v: a caller's protocol needs a request reader, an answer writer, a stream writer and an error writer", c)
+		}
+		for _, u := range upstreams {
+			if _, err := NewStream(u, c, Options{}); err != nil {
+				t.Errorf("stream %v to %v: %v", u, c, err)
+			}
+			if _, err := Request(c, u, []byte(`{`), "m", Options{}); errors.Is(err, ErrUnsupported) {
+				t.Errorf("request %v to %v: %v", c, u, err)
+			}
+			if _, _, err := Answer(u, c, []byte(`{`)); errors.Is(err, ErrUnsupported) {
+				t.Errorf("answer %v to %v: %v", u, c, err)
+			}
+		}
+	}
+}
