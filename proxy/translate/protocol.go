@@ -63,7 +63,7 @@ type sides struct {
 	// carries signed thinking on (see streamSigned).
 	newStreamReader func(signed bool) streamReader
 	// newStreamWriter writes a caller's events.
-	newStreamWriter func(o *Options) streamWriter
+	newStreamWriter func(o Options) streamWriter
 	// streamSigned: the caller's stream carries Anthropic's signed
 	// thinking (as the Responses API's encrypted_content).
 	streamSigned bool
@@ -80,19 +80,19 @@ var protocols = [...]sides{
 		readRequest: readChatRequest, writeRequest: writeChatBody,
 		readAnswer: readChatBody, writeAnswer: writeChatAnswerBody,
 		newStreamReader: func(bool) streamReader { return newChatReader() },
-		newStreamWriter: func(o *Options) streamWriter { return newChatWriter(o.IncludeUsage) },
+		newStreamWriter: func(o Options) streamWriter { return newChatWriter(o.IncludeUsage) },
 		writeError:      errorToChat,
 	},
 	Messages: {
 		readRequest: readMessagesRequest, writeRequest: writeMessagesBody,
 		readAnswer: readMessagesBody, writeAnswer: writeMessagesAnswerBody,
 		newStreamReader: func(signed bool) streamReader { return newMessagesReader(signed) },
-		newStreamWriter: func(o *Options) streamWriter { return newMessagesWriter(o.InputEstimate) },
+		newStreamWriter: func(o Options) streamWriter { return newMessagesWriter(o.InputEstimate) },
 		writeError:      errorToMessages,
 	},
 	Responses: {
 		readRequest: readResponsesRequest, writeAnswer: writeResponsesAnswer,
-		newStreamWriter: func(*Options) streamWriter { return newResponsesWriter() },
+		newStreamWriter: func(Options) streamWriter { return newResponsesWriter() },
 		streamSigned:    true,
 		writeError:      errorToResponses,
 	},
@@ -194,7 +194,7 @@ func NewStream(from, to Protocol, o Options) (*Stream, error) {
 	case out.newStreamWriter == nil:
 		return nil, unsupported("stream writer", to)
 	}
-	return newStream(in.newStreamReader(out.streamSigned), out.newStreamWriter(&o)), nil
+	return newStream(in.newStreamReader(out.streamSigned), out.newStreamWriter(o)), nil
 }
 
 // Error reshapes an upstream's error body, of any protocol, into the
