@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 )
 
-// Hand decoding of an Anthropic request and of its contents: 1.7× faster
-// than decode and 3.7× faster than encoding/json on Claude Code's request
+// Hand decoding of an Anthropic request and of its contents: 1.8× faster
+// than decode and 7.7× faster than encoding/json on Claude Code's request
 // (BenchmarkHandJSON/request_read_messages). Each reader reports !ok for
 // anything it does not expect (a key with more than lowercase ASCII
 // letters, digits and _, since encoding/json matches keys without regard
