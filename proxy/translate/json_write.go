@@ -96,6 +96,15 @@ func appendArray[T any](b []byte, list []T, elem func(b []byte, v *T) ([]byte, b
 	return append(b, ']'), true
 }
 
+// appendKey writes key (`"name":`) as the next member of the object whose
+// '{' is at dst[open]: after a comma unless it is the first.
+func appendKey(dst []byte, open int, key string) []byte {
+	if len(dst) > open+1 {
+		dst = append(dst, ',')
+	}
+	return append(dst, key...)
+}
+
 // appendOptMember writes a string member, key and s (HTML not escaped),
 // unless s is "", as omitempty leaves it out.
 func appendOptMember(b []byte, key, s string) []byte {

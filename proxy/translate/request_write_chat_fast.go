@@ -165,19 +165,14 @@ func appendChatParts(b []byte, parts []chatPartOut) []byte {
 
 // appendChatFile writes a file, whose members are all omitempty.
 func appendChatFile(b []byte, f *chatFile) []byte {
-	sep := byte('{')
+	open := len(b)
+	b = append(b, '{')
 	for _, m := range [...]struct{ key, value string }{
 		{`"file_data":`, f.FileData}, {`"file_id":`, f.FileID}, {`"filename":`, f.Filename},
 	} {
 		if m.value != "" {
-			b = append(b, sep)
-			b = append(b, m.key...)
-			b = appendJSONString(b, m.value, false)
-			sep = ','
+			b = appendJSONString(appendKey(b, open, m.key), m.value, false)
 		}
-	}
-	if sep == '{' {
-		b = append(b, '{')
 	}
 	return append(b, '}')
 }

@@ -14,33 +14,19 @@ import (
 // appendDeltaJSON writes a chunk's delta, its members omitted when empty
 // as encoding/json omits them.
 func appendDeltaJSON(dst []byte, d *chatDelta) []byte {
-	sep := byte('{')
+	open := len(dst)
+	dst = append(dst, '{')
 	if d.Role != "" {
-		dst = append(dst, sep)
-		dst = append(dst, `"role":`...)
-		dst = appendJSONString(dst, d.Role, true)
-		sep = ','
+		dst = appendJSONString(appendKey(dst, open, `"role":`), d.Role, true)
 	}
 	if d.Content != nil {
-		dst = append(dst, sep)
-		dst = append(dst, `"content":`...)
-		dst = appendJSONString(dst, *d.Content, true)
-		sep = ','
+		dst = appendJSONString(appendKey(dst, open, `"content":`), *d.Content, true)
 	}
 	if d.ReasoningContent != "" {
-		dst = append(dst, sep)
-		dst = append(dst, `"reasoning_content":`...)
-		dst = appendJSONString(dst, d.ReasoningContent, true)
-		sep = ','
+		dst = appendJSONString(appendKey(dst, open, `"reasoning_content":`), d.ReasoningContent, true)
 	}
 	if len(d.ToolCalls) > 0 {
-		dst = append(dst, sep)
-		dst = append(dst, `"tool_calls":`...)
-		dst = appendToolDeltas(dst, d.ToolCalls)
-		sep = ','
-	}
-	if sep == '{' {
-		dst = append(dst, '{')
+		dst = appendToolDeltas(appendKey(dst, open, `"tool_calls":`), d.ToolCalls)
 	}
 	return append(dst, '}')
 }
