@@ -96,6 +96,18 @@ func appendArray[T any](b []byte, list []T, elem func(b []byte, v *T) ([]byte, b
 	return append(b, ']'), true
 }
 
+// appendEach writes list as an array, each element by elem.
+func appendEach[T any](b []byte, list []T, elem func(b []byte, v *T) []byte) []byte {
+	b = append(b, '[')
+	for i := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = elem(b, &list[i])
+	}
+	return append(b, ']')
+}
+
 // appendKey writes key (`"name":`) as the next member of the object whose
 // '{' is at dst[open]: after a comma unless it is the first.
 func appendKey(dst []byte, open int, key string) []byte {

@@ -140,27 +140,23 @@ func appendChatParts(b []byte, parts []chatPartOut) []byte {
 	if parts == nil {
 		return append(b, "null"...)
 	}
-	b = append(b, '[')
-	for i := range parts {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		p := &parts[i]
-		b = append(b, `{"type":`...)
-		b = appendJSONString(b, p.Type, false)
-		b = appendOptMember(b, `,"text":`, p.Text)
-		if p.ImageURL != nil {
-			b = append(b, `,"image_url":{"url":`...)
-			b = appendJSONString(b, p.ImageURL.URL, false)
-			b = append(b, '}')
-		}
-		if p.File != nil {
-			b = append(b, `,"file":`...)
-			b = appendChatFile(b, p.File)
-		}
+	return appendEach(b, parts, appendChatPart)
+}
+
+func appendChatPart(b []byte, p *chatPartOut) []byte {
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, p.Type, false)
+	b = appendOptMember(b, `,"text":`, p.Text)
+	if p.ImageURL != nil {
+		b = append(b, `,"image_url":{"url":`...)
+		b = appendJSONString(b, p.ImageURL.URL, false)
 		b = append(b, '}')
 	}
-	return append(b, ']')
+	if p.File != nil {
+		b = append(b, `,"file":`...)
+		b = appendChatFile(b, p.File)
+	}
+	return append(b, '}')
 }
 
 // appendChatFile writes a file, whose members are all omitempty.
@@ -178,23 +174,19 @@ func appendChatFile(b []byte, f *chatFile) []byte {
 }
 
 func appendChatToolCalls(b []byte, calls []chatToolCall) []byte {
-	b = append(b, '[')
-	for i := range calls {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		c := &calls[i]
-		b = append(b, `{"id":`...)
-		b = appendJSONString(b, c.ID, false)
-		b = append(b, `,"type":`...)
-		b = appendJSONString(b, c.Type, false)
-		b = append(b, `,"function":{"name":`...)
-		b = appendJSONString(b, c.Function.Name, false)
-		b = append(b, `,"arguments":`...)
-		b = appendJSONString(b, c.Function.Arguments, false)
-		b = append(b, "}}"...)
-	}
-	return append(b, ']')
+	return appendEach(b, calls, appendChatToolCall)
+}
+
+func appendChatToolCall(b []byte, c *chatToolCall) []byte {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, c.ID, false)
+	b = append(b, `,"type":`...)
+	b = appendJSONString(b, c.Type, false)
+	b = append(b, `,"function":{"name":`...)
+	b = appendJSONString(b, c.Function.Name, false)
+	b = append(b, `,"arguments":`...)
+	b = appendJSONString(b, c.Function.Arguments, false)
+	return append(b, "}}"...)
 }
 
 // chatRequestSize estimates the length of req as JSON, so that writing it
@@ -250,26 +242,22 @@ func marshalChatRequest(req *chatRequestOut) ([]byte, error) {
 // appendChatTools writes tools as marshal would: HTML not escaped, and the
 // parameters, raw JSON from a decoded request, compacted.
 func appendChatTools(b []byte, tools []chatTool) []byte {
-	b = append(b, '[')
-	for i := range tools {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		t := &tools[i]
-		b = append(b, `{"type":`...)
-		b = appendJSONString(b, t.Type, false)
-		b = append(b, `,"function":{"name":`...)
-		b = appendJSONString(b, t.Function.Name, false)
-		b = appendOptMember(b, `,"description":`, t.Function.Description)
-		if len(t.Function.Parameters) > 0 {
-			b = append(b, `,"parameters":`...)
-			b = appendCompactValid(b, t.Function.Parameters)
-		}
-		if t.Function.Strict != nil {
-			b = append(b, `,"strict":`...)
-			b = strconv.AppendBool(b, *t.Function.Strict)
-		}
-		b = append(b, "}}"...)
+	return appendEach(b, tools, appendChatTool)
+}
+
+func appendChatTool(b []byte, t *chatTool) []byte {
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, t.Type, false)
+	b = append(b, `,"function":{"name":`...)
+	b = appendJSONString(b, t.Function.Name, false)
+	b = appendOptMember(b, `,"description":`, t.Function.Description)
+	if len(t.Function.Parameters) > 0 {
+		b = append(b, `,"parameters":`...)
+		b = appendCompactValid(b, t.Function.Parameters)
 	}
-	return append(b, ']')
+	if t.Function.Strict != nil {
+		b = append(b, `,"strict":`...)
+		b = strconv.AppendBool(b, *t.Function.Strict)
+	}
+	return append(b, "}}"...)
 }

@@ -32,33 +32,29 @@ func appendDeltaJSON(dst []byte, d *chatDelta) []byte {
 }
 
 func appendToolDeltas(dst []byte, calls []chatToolDelta) []byte {
-	dst = append(dst, '[')
-	for i := range calls {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		tc := &calls[i]
-		dst = append(dst, `{"index":`...)
-		dst = strconv.AppendInt(dst, int64(tc.Index), 10)
-		if tc.ID != "" {
-			dst = append(dst, `,"id":`...)
-			dst = appendJSONString(dst, tc.ID, true)
-		}
-		if tc.Type != "" {
-			dst = append(dst, `,"type":`...)
-			dst = appendJSONString(dst, tc.Type, true)
-		}
-		dst = append(dst, `,"function":{`...)
-		if tc.Function.Name != "" {
-			dst = append(dst, `"name":`...)
-			dst = appendJSONString(dst, tc.Function.Name, true)
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `"arguments":`...)
-		dst = appendJSONString(dst, tc.Function.Arguments, true)
-		dst = append(dst, "}}"...)
+	return appendEach(dst, calls, appendToolDelta)
+}
+
+func appendToolDelta(dst []byte, tc *chatToolDelta) []byte {
+	dst = append(dst, `{"index":`...)
+	dst = strconv.AppendInt(dst, int64(tc.Index), 10)
+	if tc.ID != "" {
+		dst = append(dst, `,"id":`...)
+		dst = appendJSONString(dst, tc.ID, true)
 	}
-	return append(dst, ']')
+	if tc.Type != "" {
+		dst = append(dst, `,"type":`...)
+		dst = appendJSONString(dst, tc.Type, true)
+	}
+	dst = append(dst, `,"function":{`...)
+	if tc.Function.Name != "" {
+		dst = append(dst, `"name":`...)
+		dst = appendJSONString(dst, tc.Function.Name, true)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"arguments":`...)
+	dst = appendJSONString(dst, tc.Function.Arguments, true)
+	return append(dst, "}}"...)
 }
 
 // chunkHead is what every chunk of a stream starts with, up to its delta:
