@@ -64,8 +64,10 @@ type sides struct {
 	newStreamReader func(signed bool) streamReader
 	// newStreamWriter writes a caller's events.
 	newStreamWriter func(o Options) streamWriter
-	// streamSigned: the caller's stream carries Anthropic's signed
-	// thinking (as the Responses API's encrypted_content).
+	// streamSigned: an upstream's stream is read with Anthropic's thinking
+	// signatures and redacted thinking for this caller, whose stream
+	// carries them on (the Responses API's encrypted_content). A Messages
+	// caller of a Messages upstream passes through, so it needs no flag.
 	streamSigned bool
 	// writeError reshapes an upstream's error body for a caller.
 	writeError func(status int, body []byte) []byte
