@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"errors"
+	"fmt"
 
 	"gateway/proxy/jsonscan"
 	"gateway/proxy/translate"
@@ -23,107 +24,16 @@ type callPlan struct {
 
 func (c *callPlan) translated() bool { return c.caller != c.upstream }
 
-// upstreamProtocol is how each caller's requests reach an upstream
-// protocol and how its answers come back, indexed by the caller's
-// protocol (protoOpenAI, protoAnthropic, protoResponses). A nil request
-// writer is the caller's own protocol: the bytes pass through.
-type upstreamProtocol struct {
-	request [3]func(body []byte, upstreamModel string) ([]byte, error)
-	answer  [3]func(body []byte) ([]byte, usage, error)
-	stream  [3]func(c *callPlan, promptTokens int) streamAdapter
-}
-
-// upstreams is the table of upstream protocols, by protocol.
-var upstreams = [...]*upstreamProtocol{
-	protoOpenAI: {
-		request: [3]func([]byte, string) ([]byte, error){
-			protoAnthropic: func(b []byte, m string) ([]byte, error) { return translate.MessagesToChat(b, m, true) },
-			protoResponses: func(b []byte, m string) ([]byte, error) { return translate.ResponsesToChat(b, m, true) },
-		},
-		answer: [3]func([]byte) ([]byte, usage, error){
-			protoAnthropic: translate.ChatResponseToMessages, protoResponses: translate.ChatResponseToResponses,
-		},
-		stream: [3]func(*callPlan, int) streamAdapter{
-			protoOpenAI: func(c *callPlan, _ int) streamAdapter { return &openAIPassthrough{wantsUsage: c.wantsUsage} },
-			protoAnthropic: func(_ *callPlan, n int) streamAdapter {
-				return &translatingStream{conv: translate.NewChatToMessagesStream(int64(n))}
-			},
-			protoResponses: func(*callPlan, int) streamAdapter {
-				return &translatingStream{conv: translate.NewChatToResponsesStream()}
-			},
-		},
-	},
-	protoAnthropic: {
-		request: [3]func([]byte, string) ([]byte, error){
-			protoOpenAI: translate.ChatToMessages, protoResponses: translate.ResponsesToMessages,
-		},
-		answer: [3]func([]byte) ([]byte, usage, error){
-			protoOpenAI: translate.MessagesResponseToChat, protoResponses: translate.MessagesResponseToResponses,
-		},
-		stream: [3]func(*callPlan, int) streamAdapter{
-			protoOpenAI: func(c *callPlan, _ int) streamAdapter {
-				return &translatingStream{conv: translate.NewMessagesToChatStream(c.wantsUsage)}
-			},
-			protoAnthropic: func(*callPlan, int) streamAdapter { return &anthropicPassthrough{} },
-			protoResponses: func(*callPlan, int) streamAdapter {
-				return &translatingStream{conv: translate.NewMessagesToResponsesStream()}
-			},
-		},
-	},
-	protoResponses: {
-		stream: [3]func(*callPlan, int) streamAdapter{
-			protoResponses: func(*callPlan, int) streamAdapter { return &responsesPassthrough{} },
-		},
-	},
-	protoGemini: {
-		request: [3]func([]byte, string) ([]byte, error){
-			protoOpenAI:    modelInURL(translate.ChatToGemini),
-			protoAnthropic: modelInURL(translate.MessagesToGemini),
-			protoResponses: modelInURL(translate.ResponsesToGemini),
-		},
-		answer: [3]func([]byte) ([]byte, usage, error){
-			protoOpenAI: translate.GeminiResponseToChat, protoAnthropic: translate.GeminiResponseToMessages,
-			protoResponses: translate.GeminiResponseToResponses,
-		},
-		stream: [3]func(*callPlan, int) streamAdapter{
-			protoOpenAI: func(c *callPlan, _ int) streamAdapter {
-				return &translatingStream{conv: translate.NewGeminiToChatStream(c.wantsUsage)}
-			},
-			protoAnthropic: func(_ *callPlan, n int) streamAdapter {
-				return &translatingStream{conv: translate.NewGeminiToMessagesStream(int64(n))}
-			},
-			protoResponses: func(*callPlan, int) streamAdapter {
-				return &translatingStream{conv: translate.NewGeminiToResponsesStream()}
-			},
-		},
-	},
-	protoConverse: {
-		request: [3]func([]byte, string) ([]byte, error){
-			protoOpenAI:    modelInURL(translate.ChatToConverse),
-			protoAnthropic: modelInURL(translate.MessagesToConverse),
-			protoResponses: modelInURL(translate.ResponsesToConverse),
-		},
-		answer: [3]func([]byte) ([]byte, usage, error){
-			protoOpenAI: translate.ConverseResponseToChat, protoAnthropic: translate.ConverseResponseToMessages,
-			protoResponses: translate.ConverseResponseToResponses,
-		},
-		stream: [3]func(*callPlan, int) streamAdapter{
-			protoOpenAI: func(c *callPlan, _ int) streamAdapter {
-				return &translatingStream{conv: translate.NewConverseToChatStream(c.wantsUsage)}
-			},
-			protoAnthropic: func(_ *callPlan, n int) streamAdapter {
-				return &translatingStream{conv: translate.NewConverseToMessagesStream(int64(n))}
-			},
-			protoResponses: func(*callPlan, int) streamAdapter {
-				return &translatingStream{conv: translate.NewConverseToResponsesStream()}
-			},
-		},
-	},
-}
-
-// modelInURL: Gemini and Converse name the model in the URL, not the body.
-func modelInURL(write func([]byte) ([]byte, error)) func([]byte, string) ([]byte, error) {
-	return func(body []byte, _ string) ([]byte, error) { return write(body) }
+// passthroughs is how each upstream protocol's stream reaches a caller of
+// the same protocol: its events relayed as they come, read only for what
+// the gateway needs. Between two protocols package translate reads and
+// writes requests, answers, errors and streams (see translate.Request).
+var passthroughs = [...]func(c *callPlan) streamAdapter{
+	protoOpenAI:    func(c *callPlan) streamAdapter { return &openAIPassthrough{wantsUsage: c.wantsUsage} },
+	protoAnthropic: func(*callPlan) streamAdapter { return &anthropicPassthrough{} },
+	protoResponses: func(*callPlan) streamAdapter { return &responsesPassthrough{} },
+	protoGemini:    nil, // no caller speaks it
+	protoConverse:  nil, // no caller speaks it
 }
 
 // planGenerate plans a chat completion, a message or a response for member m.
@@ -135,8 +45,9 @@ func planGenerate(req *chatRequest, caller protocol, p *provider, upstreamModel 
 	up := p.protocolFor(upstreamModel)
 	c := &callPlan{caller: caller, upstream: up, wantsUsage: req.wantsUsage, url: p.client.CallURL(upstreamModel, req.stream)}
 	var err error
-	if write := upstreams[up].request[caller]; write != nil {
-		c.body, err = write(req.body, upstreamModel)
+	if c.translated() {
+		// The gateway always wants an OpenAI stream's usage.
+		c.body, err = translate.Request(caller, up, req.body, upstreamModel, translate.Options{IncludeUsage: true})
 	} else {
 		c.body = req.rewrite(upstreamModel, up == protoOpenAI && req.stream)
 	}
@@ -175,28 +86,33 @@ func (c *callPlan) answer(body []byte) ([]byte, usage, error) {
 		u, _ := usageFromBody(body, c.upstream)
 		return body, u, nil
 	}
-	return upstreams[c.upstream].answer[c.caller](body)
+	return translate.Answer(c.upstream, c.caller, body)
 }
 
 // errorBody reshapes an upstream's error answer for the caller.
 func (c *callPlan) errorBody(status int, body []byte) []byte {
-	switch {
-	case !c.translated():
+	if !c.translated() {
 		return body
-	case c.caller == protoResponses:
-		return translate.ErrorToResponses(status, body)
-	case c.caller == protoOpenAI:
-		return translate.ErrorToChat(status, body)
-	default:
-		return translate.ErrorToMessages(status, body)
 	}
+	return translate.Error(c.caller, status, body)
 }
 
 // stream returns the adapter that relays this call's events. promptTokens
 // is the request's estimate, for an Anthropic caller's message_start
 // before an upstream that reports its count at the end.
-func (c *callPlan) stream(promptTokens int) streamAdapter {
-	return upstreams[c.upstream].stream[c.caller](c, promptTokens)
+func (c *callPlan) stream(promptTokens int) (streamAdapter, error) {
+	if !c.translated() {
+		if pass := passthroughs[c.upstream]; pass != nil {
+			return pass(c), nil
+		}
+		return nil, fmt.Errorf("proxy: no passthrough for %v streams", c.upstream)
+	}
+	conv, err := translate.NewStream(c.upstream, c.caller,
+		translate.Options{IncludeUsage: c.wantsUsage, InputEstimate: int64(promptTokens)})
+	if err != nil {
+		return nil, err
+	}
+	return &translatingStream{conv: conv}, nil
 }
 
 // translationFailure is a request that cannot be put into the member's

@@ -5,17 +5,19 @@ import (
 
 	"gateway/models"
 	"gateway/proxy/providers"
+	"gateway/proxy/translate"
 )
 
-// protocol is a wire protocol: what a caller speaks, or an upstream.
-type protocol int
+// protocol is a wire protocol: what a caller speaks, or an upstream; the
+// proxy's names for translate's.
+type protocol = translate.Protocol
 
 const (
-	protoOpenAI    protocol = iota // OpenAI Chat Completions
-	protoAnthropic                 // Anthropic Messages
-	protoResponses                 // OpenAI Responses (Codex); a member speaks it when its provider says so
-	protoGemini                    // Google's generateContent (gemini, and vertex's Gemini models)
-	protoConverse                  // AWS Bedrock's Converse
+	protoOpenAI    = translate.Chat      // OpenAI Chat Completions
+	protoAnthropic = translate.Messages  // Anthropic Messages
+	protoResponses = translate.Responses // OpenAI Responses (Codex); a member speaks it when its provider says so
+	protoGemini    = translate.Gemini    // Google's generateContent (gemini, and vertex's Gemini models)
+	protoConverse  = translate.Converse  // AWS Bedrock's Converse
 )
 
 // protocolOf is the proxy's name of a provider type's wire protocol.

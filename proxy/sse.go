@@ -27,6 +27,10 @@ import (
 // are due within 15 s, or timeout_seconds when that is shorter.
 func (rq *routing) streamCall(m *member, c *callPlan) *failure {
 	s, r := rq.s, rq.r
+	ad, err := c.stream(rq.estimate)
+	if err != nil {
+		return translationFailure(err)
+	}
 	s.enableFullDuplex(rq.w)
 	firstEvent := cmp.Or(m.timeout, defaultFirstEventTimeout)
 	headers := min(s.streamHeaderTimeout, firstEvent)
@@ -55,7 +59,7 @@ func (rq *routing) streamCall(m *member, c *callPlan) *failure {
 		}
 		return rq.deliver(a, c)
 	}
-	rs := &relayedStream{w: rq.w, rc: http.NewResponseController(rq.w), x: rq.x, ad: c.stream(rq.estimate), resp: resp,
+	rs := &relayedStream{w: rq.w, rc: http.NewResponseController(rq.w), x: rq.x, ad: ad, resp: resp,
 		body:   c.events(resp.Body),
 		cancel: cancel, rearm: func() { timer.Reset(streamIdleTimeout) }, firstEventTimeout: firstEvent,
 		keepAlive: s.streamKeepAlive, promptTokens: rq.estimate}

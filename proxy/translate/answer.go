@@ -1,17 +1,16 @@
 package translate
 
-import (
-	"fmt"
-	"time"
-)
+import "fmt"
 
 // A whole answer (not streamed) goes through a neutral form, as requests
-// and streams do: one reader per upstream protocol (readChatAnswer,
-// readMessagesAnswer) and one writer per caller protocol (writeChatAnswer,
-// writeMessagesAnswer, writeResponsesAnswer), so a new protocol adds a
-// reader and a writer, not a converter for every pair. The wire is read and
-// written by hand where a benchmark showed it pays (fastanswer.go: an
-// Anthropic answer read, a chat completion written), through decode and
+// and streams do: one reader per upstream protocol (readChatBody,
+// readMessagesBody, readGeminiBody, readConverseBody) and one writer per
+// caller protocol (writeChatAnswerBody, writeMessagesAnswerBody,
+// writeResponsesAnswer), so a new protocol adds a reader or a writer, not a
+// converter for every pair (see Answer). The wire is read and
+// written by hand where a benchmark showed it pays (an Anthropic
+// answer read, see stream_read_messages_fast.go; a chat completion written,
+// see answer_write_chat_fast.go), through decode and
 // marshal elsewhere.
 
 // answer is an upstream's answer in no protocol's words, but for its
@@ -30,100 +29,32 @@ type answer struct {
 // tool calls between them, thinking ahead of them).
 type answerParts [8]part
 
-// MessagesResponseToChat translates an Anthropic non-streaming answer into
-// an OpenAI chat completion, and returns its usage (see readMessagesAnswer
-// and writeChatAnswer).
-func MessagesResponseToChat(body []byte) ([]byte, Usage, error) {
-	return messagesResponseToChat(body, time.Now().Unix())
-}
-
-func messagesResponseToChat(body []byte, created int64) ([]byte, Usage, error) {
-	var resp messagesResponse
-	if err := decodeMessagesResponse(body, &resp); err != nil {
-		return nil, Usage{}, fmt.Errorf("translate: anthropic answer: %w", err)
-	}
-	out, usage, err := chatCompletionAnswer(&resp, created)
-	if err != nil {
-		return nil, Usage{}, err
-	}
-	b, err := marshalChatResponse(&out)
-	return b, usage, err
-}
-
-// chatCompletionAnswer builds the chat completion answering resp.
-func chatCompletionAnswer(resp *messagesResponse, created int64) (chatResponseOut, Usage, error) {
-	var room answerParts
-	a, parts, err := readMessagesAnswer(resp, room[:0])
-	if err != nil {
-		return chatResponseOut{}, Usage{}, err
-	}
-	return writeChatAnswer(&a, parts, created), a.usage, nil
-}
-
-// ChatResponseToMessages translates an OpenAI chat completion into an
-// Anthropic answer, and returns its usage (see readChatAnswer and
-// writeMessagesAnswer). Only the first choice is read (requests with n > 1
-// are refused).
-func ChatResponseToMessages(body []byte) ([]byte, Usage, error) {
+// readChatBody reads an OpenAI chat completion (see readChatAnswer).
+func readChatBody(body []byte, parts []part) (answer, []part, error) {
 	var resp chatResponse
 	if err := decode(body, &resp); err != nil {
-		return nil, Usage{}, fmt.Errorf("translate: openai answer: %w", err)
+		return answer{}, nil, fmt.Errorf("translate: openai answer: %w", err)
 	}
-	out, usage, err := anthropicAnswer(&resp)
-	if err != nil {
-		return nil, Usage{}, err
-	}
-	b, err := marshal(out)
-	return b, usage, err
+	return readChatAnswer(&resp, parts)
 }
 
-// anthropicAnswer builds the Anthropic answer to resp.
-func anthropicAnswer(resp *chatResponse) (messagesResponseOut, Usage, error) {
-	var room answerParts
-	a, parts, err := readChatAnswer(resp, room[:0])
-	if err != nil {
-		return messagesResponseOut{}, Usage{}, err
-	}
-	return writeMessagesAnswer(&a, parts), a.usage, nil
-}
-
-// ChatResponseToResponses translates an OpenAI chat completion into a
-// Responses "response" object, and returns its usage (see
-// readChatAnswer and writeResponsesAnswer). Only the first choice is
-// read.
-func ChatResponseToResponses(body []byte) ([]byte, Usage, error) {
-	return chatResponseToResponses(body, time.Now().Unix())
-}
-
-func chatResponseToResponses(body []byte, now int64) ([]byte, Usage, error) {
-	var resp chatResponse
-	if err := decode(body, &resp); err != nil {
-		return nil, Usage{}, fmt.Errorf("translate: openai answer: %w", err)
-	}
-	var room answerParts
-	a, parts, err := readChatAnswer(&resp, room[:0])
-	if err != nil {
-		return nil, Usage{}, err
-	}
-	return writeResponsesAnswer(&a, parts, now)
-}
-
-// MessagesResponseToResponses translates an Anthropic non-streaming answer
-// into a Responses "response" object, and returns its usage (see
-// readMessagesAnswer and writeResponsesAnswer).
-func MessagesResponseToResponses(body []byte) ([]byte, Usage, error) {
-	return messagesResponseToResponses(body, time.Now().Unix())
-}
-
-func messagesResponseToResponses(body []byte, created int64) ([]byte, Usage, error) {
+// readMessagesBody reads an Anthropic answer (see readMessagesAnswer).
+func readMessagesBody(body []byte, parts []part) (answer, []part, error) {
 	var resp messagesResponse
 	if err := decodeMessagesResponse(body, &resp); err != nil {
-		return nil, Usage{}, fmt.Errorf("translate: anthropic answer: %w", err)
+		return answer{}, nil, fmt.Errorf("translate: anthropic answer: %w", err)
 	}
-	var room answerParts
-	a, parts, err := readMessagesAnswer(&resp, room[:0])
-	if err != nil {
-		return nil, Usage{}, err
-	}
-	return writeResponsesAnswer(&a, parts, created)
+	return readMessagesAnswer(&resp, parts)
+}
+
+// writeChatAnswerBody writes a chat completion (see writeChatAnswer).
+func writeChatAnswerBody(a *answer, parts []part, now int64) ([]byte, error) {
+	out := writeChatAnswer(a, parts, now)
+	return marshalChatResponse(&out)
+}
+
+// writeMessagesAnswerBody writes an Anthropic answer (see
+// writeMessagesAnswer).
+func writeMessagesAnswerBody(a *answer, parts []part, _ int64) ([]byte, error) {
+	return marshal(writeMessagesAnswer(a, parts))
 }

@@ -1,61 +1,11 @@
 package translate
 
-import (
-	"fmt"
-	"time"
-)
+import "fmt"
 
-// ConverseResponseToChat translates a Bedrock Converse answer into an
-// OpenAI chat completion, and returns its usage (see readConverseAnswer and
-// writeChatAnswer). Converse names no model and gives no id: the model is
-// left empty for the gateway, which knows it, to fill; the id is made up.
-func ConverseResponseToChat(body []byte) ([]byte, Usage, error) {
-	return converseResponseToChat(body, time.Now().Unix())
-}
-
-func converseResponseToChat(body []byte, created int64) ([]byte, Usage, error) {
-	var room answerParts
-	a, parts, err := readConverseBody(body, room[:0])
-	if err != nil {
-		return nil, Usage{}, err
-	}
-	out := writeChatAnswer(&a, parts, created)
-	b, err := marshalChatResponse(&out)
-	return b, a.usage, err
-}
-
-// ConverseResponseToMessages translates a Bedrock Converse answer into an
-// Anthropic answer, and returns its usage (see readConverseAnswer and
-// writeMessagesAnswer; model and id as for ConverseResponseToChat).
-func ConverseResponseToMessages(body []byte) ([]byte, Usage, error) {
-	var room answerParts
-	a, parts, err := readConverseBody(body, room[:0])
-	if err != nil {
-		return nil, Usage{}, err
-	}
-	out := writeMessagesAnswer(&a, parts)
-	b, err := marshal(out)
-	return b, a.usage, err
-}
-
-// ConverseResponseToResponses translates a Bedrock Converse answer into a
-// Responses "response" object, and returns its usage (see
-// readConverseAnswer and writeResponsesAnswer; model and id as for
-// ConverseResponseToChat). Signed reasoning goes out as reasoning items,
-// so that a caller sending them back keeps Claude's tool-use turns whole.
-func ConverseResponseToResponses(body []byte) ([]byte, Usage, error) {
-	return converseResponseToResponses(body, time.Now().Unix())
-}
-
-func converseResponseToResponses(body []byte, created int64) ([]byte, Usage, error) {
-	var room answerParts
-	a, parts, err := readConverseBody(body, room[:0])
-	if err != nil {
-		return nil, Usage{}, err
-	}
-	return writeResponsesAnswer(&a, parts, created)
-}
-
+// readConverseBody reads a Bedrock Converse answer (see
+// readConverseAnswer). Converse names no model and gives no id: the model
+// is left empty for the gateway, which knows it, to fill; the id is made
+// up.
 func readConverseBody(body []byte, parts []part) (answer, []part, error) {
 	var resp converseAnswer
 	if err := decode(body, &resp); err != nil {

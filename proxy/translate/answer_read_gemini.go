@@ -6,55 +6,9 @@ import (
 	"time"
 )
 
-// GeminiResponseToChat translates a Gemini GenerateContentResponse into an
-// OpenAI chat completion, and returns its usage (see readGeminiAnswer and
-// writeChatAnswer).
-func GeminiResponseToChat(body []byte) ([]byte, Usage, error) {
-	return geminiResponseToChat(body, time.Now().Unix())
-}
-
-func geminiResponseToChat(body []byte, created int64) ([]byte, Usage, error) {
-	var room answerParts
-	a, parts, err := decodeGeminiAnswer(body, room[:0])
-	if err != nil {
-		return nil, Usage{}, err
-	}
-	out := writeChatAnswer(&a, parts, created)
-	b, err := marshalChatResponse(&out)
-	return b, a.usage, err
-}
-
-// GeminiResponseToMessages translates a Gemini GenerateContentResponse into
-// an Anthropic answer, and returns its usage (see readGeminiAnswer and
-// writeMessagesAnswer).
-func GeminiResponseToMessages(body []byte) ([]byte, Usage, error) {
-	var room answerParts
-	a, parts, err := decodeGeminiAnswer(body, room[:0])
-	if err != nil {
-		return nil, Usage{}, err
-	}
-	out := writeMessagesAnswer(&a, parts)
-	b, err := marshal(out)
-	return b, a.usage, err
-}
-
-// GeminiResponseToResponses translates a Gemini GenerateContentResponse
-// into a Responses "response" object, and returns its usage (see
-// readGeminiAnswer and writeResponsesAnswer).
-func GeminiResponseToResponses(body []byte) ([]byte, Usage, error) {
-	return geminiResponseToResponses(body, time.Now().Unix())
-}
-
-func geminiResponseToResponses(body []byte, now int64) ([]byte, Usage, error) {
-	var room answerParts
-	a, parts, err := decodeGeminiAnswer(body, room[:0])
-	if err != nil {
-		return nil, Usage{}, err
-	}
-	return writeResponsesAnswer(&a, parts, now)
-}
-
-func decodeGeminiAnswer(body []byte, parts []part) (answer, []part, error) {
+// readGeminiBody reads a Gemini GenerateContentResponse (see
+// readGeminiAnswer).
+func readGeminiBody(body []byte, parts []part) (answer, []part, error) {
 	var resp geminiResponse
 	if err := decode(body, &resp); err != nil {
 		return answer{}, nil, fmt.Errorf("translate: gemini answer: %w", err)

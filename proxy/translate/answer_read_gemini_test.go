@@ -94,7 +94,7 @@ func TestGeminiAnswerErrors(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			for protocol, translate := range map[string]func([]byte) ([]byte, Usage, error){
-				"chat": GeminiResponseToChat, "messages": GeminiResponseToMessages, "responses": GeminiResponseToResponses} {
+				"chat": answerFunc(Gemini, Chat), "messages": answerFunc(Gemini, Messages), "responses": answerFunc(Gemini, Responses)} {
 				if out, _, err := translate([]byte(body)); err == nil || !strings.HasPrefix(err.Error(), "translate: gemini answer") {
 					t.Errorf("%s: got %s, %v; want an error", protocol, out, err)
 				}
@@ -110,7 +110,7 @@ func checkGeminiAnswer(t *testing.T, body []byte, want *geminiAnswerWant) {
 	if created == 0 {
 		created = now
 	}
-	out, usage, err := geminiResponseToChat(body, now)
+	out, usage, err := answerAt(Gemini, Chat, body, now)
 	if err != nil {
 		t.Fatalf("chat: %v", err)
 	}
@@ -149,7 +149,7 @@ func checkGeminiAnswer(t *testing.T, body []byte, want *geminiAnswerWant) {
 	}
 	checkGeminiCallIDs(t, "chat", m.ToolCalls, want)
 
-	out, usage, err = GeminiResponseToMessages(body)
+	out, usage, err = Answer(Gemini, Messages, body)
 	if err != nil {
 		t.Fatalf("messages: %v", err)
 	}
@@ -183,7 +183,7 @@ func checkGeminiAnswer(t *testing.T, body []byte, want *geminiAnswerWant) {
 		t.Errorf("messages: usage %+v", msg.Usage)
 	}
 
-	out, usage, err = geminiResponseToResponses(body, now)
+	out, usage, err = answerAt(Gemini, Responses, body, now)
 	if err != nil {
 		t.Fatalf("responses: %v", err)
 	}

@@ -32,3 +32,17 @@ func appendBlockPart(parts []part, b *anthropicBlock) []part {
 	}
 	return parts
 }
+
+// decodeMessagesResponse decodes body into resp as decode does. decode
+// gets a value of its own, so that resp can stay on the caller's stack.
+func decodeMessagesResponse(body []byte, resp *messagesResponse) error {
+	var r jsonReader
+	r.reset(body)
+	if r.readMessage(resp) && r.end() {
+		return nil
+	}
+	v := new(messagesResponse)
+	err := decode(body, v)
+	*resp = *v
+	return err
+}

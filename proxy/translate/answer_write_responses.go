@@ -20,7 +20,7 @@ import (
 // incomplete with reason content_filter, anything else completed (see
 // responsesStatus). The id is the upstream's with chatcmpl- or msg_
 // replaced by resp_.
-func writeResponsesAnswer(a *answer, parts []part, now int64) ([]byte, Usage, error) {
+func writeResponsesAnswer(a *answer, parts []part, now int64) ([]byte, error) {
 	out := outputBuilder{respID: responseID(a.id)}
 	from := 0 // the first part of the message item under way
 	for i := range parts {
@@ -38,10 +38,7 @@ func writeResponsesAnswer(a *answer, parts []part, now int64) ([]byte, Usage, er
 	}
 	out.message(parts[from:])
 	status, incomplete := responsesStatus(a.stop)
-	b, err := out.write(cmp.Or(a.created, now), a.model, status, incomplete, a.usage.responses())
-	// The usage as read, not as the Responses object writes it: that has
-	// no place for the 1-hour cache writes.
-	return b, a.usage, err
+	return out.write(cmp.Or(a.created, now), a.model, status, incomplete, a.usage.responses())
 }
 
 // thinkingBlock gives the Anthropic block a thinking part was read from.

@@ -11,7 +11,7 @@ func BenchmarkChatToMessages(b *testing.B) {
 	body := readTestdata(b, "testdata/chat_to_messages/tool_round_trip.in.json")
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, err := ChatToMessages(body, "claude"); err != nil {
+		if _, err := Request(Chat, Messages, body, "claude", Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -23,7 +23,7 @@ func BenchmarkMessagesToChatClaudeCode(b *testing.B) {
 	body := readTestdata(b, "testdata/messages_to_chat/claude_code.in.json")
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, err := MessagesToChat(body, "gpt", true); err != nil {
+		if _, err := Request(Messages, Chat, body, "gpt", Options{IncludeUsage: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -32,7 +32,7 @@ func BenchmarkMessagesToChatClaudeCode(b *testing.B) {
 func BenchmarkMessagesResponseToChat(b *testing.B) {
 	body := readTestdata(b, "testdata/response_messages_to_chat/tool_use_parallel.in.json")
 	for b.Loop() {
-		if _, _, err := MessagesResponseToChat(body); err != nil {
+		if _, _, err := Answer(Messages, Chat, body); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -41,7 +41,7 @@ func BenchmarkMessagesResponseToChat(b *testing.B) {
 // BenchmarkMessagesToChatStreamTextDelta converts one text_delta event, the
 // commonest event of a stream.
 func BenchmarkMessagesToChatStreamTextDelta(b *testing.B) {
-	s := NewMessagesToChatStream(true)
+	s := mustStream(Messages, Chat, Options{IncludeUsage: true})
 	for _, ev := range []string{
 		`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[],"usage":{"input_tokens":10,"output_tokens":1}}}`,
 		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
@@ -59,12 +59,12 @@ func BenchmarkMessagesToChatStreamTextDelta(b *testing.B) {
 }
 
 // benchEstimate is the gateway's estimate of the prompt of a benchmark
-// stream, as it passes it to NewChatToMessagesStream.
+// stream, as it passes it to NewStream(Chat, Messages).
 const benchEstimate = 320
 
 // BenchmarkChatToMessagesStreamContent converts one content chunk.
 func BenchmarkChatToMessagesStreamContent(b *testing.B) {
-	s := NewChatToMessagesStream(benchEstimate)
+	s := mustStream(Chat, Messages, Options{InputEstimate: benchEstimate})
 	data := []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hello, this is a typical streamed fragment."},"logprobs":null,"finish_reason":null}]}`)
 	if _, err := s.Event("", data); err != nil {
 		b.Fatal(err)
@@ -90,7 +90,7 @@ func BenchmarkMessagesToChatShort(b *testing.B) {
 	body := []byte(benchMessagesRequest)
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, err := MessagesToChat(body, "gpt", true); err != nil {
+		if _, err := Request(Messages, Chat, body, "gpt", Options{IncludeUsage: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -115,7 +115,7 @@ func benchChatStream() [][]byte {
 func BenchmarkChatToMessagesStreamWhole(b *testing.B) {
 	events := benchChatStream()
 	for b.Loop() {
-		s := NewChatToMessagesStream(benchEstimate)
+		s := mustStream(Chat, Messages, Options{InputEstimate: benchEstimate})
 		for _, ev := range events {
 			if _, err := s.Event("", ev); err != nil {
 				b.Fatal(err)
@@ -133,7 +133,7 @@ const benchCompletion = `{"id":"chatcmpl-1","object":"chat.completion","created"
 func BenchmarkChatResponseToMessages(b *testing.B) {
 	body := []byte(benchCompletion)
 	for b.Loop() {
-		if _, _, err := ChatResponseToMessages(body); err != nil {
+		if _, _, err := Answer(Chat, Messages, body); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -142,6 +142,20 @@ func BenchmarkChatResponseToMessages(b *testing.B) {
 // BenchmarkMessagesToChatStreamWhole converts an Anthropic stream of 20
 // text deltas, start and end included, for a caller that asked for usage.
 func BenchmarkMessagesToChatStreamWhole(b *testing.B) {
+	events := benchMessagesStream()
+	for b.Loop() {
+		s := mustStream(Messages, Chat, Options{IncludeUsage: true})
+		for _, ev := range events {
+			if _, err := s.Event(ev[0], []byte(ev[1])); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// benchMessagesStream is an Anthropic stream of 20 text deltas, start and
+// end included, each event by its name and data.
+func benchMessagesStream() [][2]string {
 	events := [][2]string{
 		{"message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[],"usage":{"input_tokens":320,"output_tokens":1}}}`},
 		{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
@@ -153,12 +167,5 @@ func BenchmarkMessagesToChatStreamWhole(b *testing.B) {
 	events = append(events, [2]string{"content_block_stop", `{"type":"content_block_stop","index":0}`},
 		[2]string{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":20}}`},
 		[2]string{"message_stop", `{"type":"message_stop"}`})
-	for b.Loop() {
-		s := NewMessagesToChatStream(true)
-		for _, ev := range events {
-			if _, err := s.Event(ev[0], []byte(ev[1])); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	return events
 }

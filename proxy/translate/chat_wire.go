@@ -87,7 +87,7 @@ type chatJSONSchema struct {
 	Strict      *bool           `json:"strict,omitempty"`
 }
 
-// chatRequestOut is the OpenAI request MessagesToChat writes, by hand
+// chatRequestOut is the OpenAI request Request(Messages, Chat) writes, by hand
 // (appendChatRequest) as marshal would. encoding/json writes the members of
 // the embedded halves in place, as if declared here.
 type chatRequestOut struct {
@@ -119,7 +119,7 @@ type chatStreamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
 }
 
-// chatMessageOut is a message MessagesToChat writes. Content is a string,
+// chatMessageOut is a message Request(Messages, Chat) writes. Content is a string,
 // a []chatPartOut, or nil (written as null, for an assistant turn that only
 // calls tools).
 type chatMessageOut struct {
@@ -170,7 +170,7 @@ type chatAnswerMessage struct {
 	ToolCalls        []chatToolCall  `json:"tool_calls"`
 }
 
-// chatResponseOut is the OpenAI answer MessagesResponseToChat writes.
+// chatResponseOut is the OpenAI answer Answer(Messages, Chat) writes.
 type chatResponseOut struct {
 	ID      string          `json:"id"`
 	Object  string          `json:"object"`

@@ -13,7 +13,7 @@ type ChunkSummary struct {
 
 // SummarizeChatChunk reads the summary of an OpenAI chunk; !ok when it is
 // not a chunk encoding/json could read. The common shapes are read by hand
-// (see fastevents_in.go), the rest as summarizeChatChunk reads them, and
+// (see stream_read_chat_fast.go), the rest as summarizeChatChunk reads them, and
 // FuzzSummarizeChatChunk holds the two to the same answer.
 func SummarizeChatChunk(data []byte) (s ChunkSummary, ok bool) {
 	var r jsonReader

@@ -4,17 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 )
 
 // Helpers shared by the request and response translators.
-
-// isNull reports whether raw is absent or the JSON null.
-func isNull(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) == 0 || string(raw) == "null"
-}
 
 // decodeContent reads a content that is a string, null or an array of T.
 // It returns the string, or the array with isArray set.
@@ -121,20 +114,6 @@ func textOrParts(texts []string) any {
 		parts[i] = chatPartOut{Type: "text", Text: t}
 	}
 	return parts
-}
-
-// marshal writes a translated value. Every json.RawMessage in it was checked
-// on the way in, so a failure here is a bug; it is returned, not hidden.
-// HTML is not escaped: the bodies go to APIs, not into pages, and escaping
-// would turn every "<" of a prompt into "\u003c".
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("translate: encode %T: %w", v, err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // decodeError words a JSON decoding failure for the caller: which field had

@@ -11,9 +11,9 @@ import (
 // answers and what each caller's writer makes of them.
 func TestGoldenConverseAnswers(t *testing.T) {
 	for to, fn := range map[string]func([]byte) ([]byte, Usage, error){
-		"chat":      func(b []byte) ([]byte, Usage, error) { return converseResponseToChat(b, goldenCreated) },
-		"messages":  ConverseResponseToMessages,
-		"responses": func(b []byte) ([]byte, Usage, error) { return converseResponseToResponses(b, goldenCreated) },
+		"chat":      func(b []byte) ([]byte, Usage, error) { return answerAt(Converse, Chat, b, goldenCreated) },
+		"messages":  answerFunc(Converse, Messages),
+		"responses": func(b []byte) ([]byte, Usage, error) { return answerAt(Converse, Responses, b, goldenCreated) },
 	} {
 		t.Run("to "+to, func(t *testing.T) {
 			runGolden(t, "bedrock/answers", ".in.json", "."+to+".json", func(in []byte) ([]byte, error) {
@@ -44,7 +44,7 @@ func TestConverseAnswers(t *testing.T) {
 				`","usage":{"inputTokens":10,"outputTokens":3,"totalTokens":1313,"cacheReadInputTokens":1000,"cacheWriteInputTokens":300}}`)
 			wantUsage := Usage{InputTokens: 1310, OutputTokens: 3, CacheReadTokens: 1000, CacheWriteTokens: 300}
 
-			out, u, err := ConverseResponseToChat(body)
+			out, u, err := Answer(Converse, Chat, body)
 			var chat struct {
 				Choices []struct {
 					FinishReason string `json:"finish_reason"`
@@ -56,14 +56,14 @@ func TestConverseAnswers(t *testing.T) {
 				t.Errorf("chat: %s, usage %+v, err %v; want finish_reason %s", out, u, err, tc.wantChat)
 			}
 
-			out, u, err = ConverseResponseToMessages(body)
+			out, u, err = Answer(Converse, Messages, body)
 			var msg messagesResponse
 			if err != nil || json.Unmarshal(out, &msg) != nil || msg.StopReason != tc.wantAnthropic || u != wantUsage ||
 				msg.Usage != (anthropicUsage{InputTokens: 10, CacheReadInputTokens: 1000, CacheCreationInputTokens: 300, OutputTokens: 3}) {
 				t.Errorf("messages: %s, usage %+v, err %v; want stop_reason %s", out, u, err, tc.wantAnthropic)
 			}
 
-			out, u, err = ConverseResponseToResponses(body)
+			out, u, err = Answer(Converse, Responses, body)
 			var resp responsesFinalIn
 			if err != nil || json.Unmarshal(out, &resp) != nil || u != wantUsage {
 				t.Fatalf("responses: %s, usage %+v, err %v", out, u, err)
@@ -87,7 +87,7 @@ func TestConverseAnswerParts(t *testing.T) {
 		{ID: "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", Type: "function", Function: chatFunctionCall{Name: "get_weather", Arguments: `{"city":"Paris","unit":"celsius"}`}},
 		{ID: "tooluse_Zx8PqWvT3KeBc1RdN9mYfA", Type: "function", Function: chatFunctionCall{Name: "get_time", Arguments: `{}`}},
 	}
-	out, _, err := ConverseResponseToChat(body)
+	out, _, err := Answer(Converse, Chat, body)
 	var chat struct {
 		ID      string `json:"id"`
 		Model   string `json:"model"`
@@ -107,7 +107,7 @@ func TestConverseAnswerParts(t *testing.T) {
 		t.Errorf("chat id %q model %q: want a made-up id and the model left to the gateway", chat.ID, chat.Model)
 	}
 
-	out, _, err = ConverseResponseToResponses(body)
+	out, _, err = Answer(Converse, Responses, body)
 	var resp responsesFinalIn
 	if err != nil || json.Unmarshal(out, &resp) != nil {
 		t.Fatalf("responses: %s, %v", out, err)
@@ -129,7 +129,7 @@ func TestConverseAnswerParts(t *testing.T) {
 		t.Errorf("function_call %+v", c)
 	}
 
-	if _, _, err := ConverseResponseToMessages([]byte(`{"message":"The security token included in the request is invalid."}`)); err == nil {
+	if _, _, err := Answer(Converse, Messages, []byte(`{"message":"The security token included in the request is invalid."}`)); err == nil {
 		t.Error("an answer without output.message was read")
 	}
 }
@@ -137,7 +137,7 @@ func TestConverseAnswerParts(t *testing.T) {
 // TestConverseAnswerRoundTrip: signed reasoning a Responses caller got
 // from a Converse answer goes back to Converse as it came.
 func TestConverseAnswerRoundTrip(t *testing.T) {
-	out, _, err := ConverseResponseToResponses(readTestdata(t, "testdata/bedrock/answers/reasoning_tool_use_cache.in.json"))
+	out, _, err := Answer(Converse, Responses, readTestdata(t, "testdata/bedrock/answers/reasoning_tool_use_cache.in.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

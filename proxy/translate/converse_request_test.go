@@ -15,7 +15,7 @@ import (
 // testdata/bedrock/README.md.
 func TestGoldenConverseRequests(t *testing.T) {
 	for from, fn := range map[string]func([]byte) ([]byte, error){
-		"chat": ChatToConverse, "messages": MessagesToConverse, "responses": ResponsesToConverse,
+		"chat": requestFunc(Chat, Converse), "messages": requestFunc(Messages, Converse), "responses": requestFunc(Responses, Converse),
 	} {
 		t.Run("from "+from, func(t *testing.T) {
 			runGolden(t, "bedrock/requests", "."+from+".in.json", "."+from+".out.json", func(in []byte) ([]byte, error) {
@@ -83,41 +83,41 @@ func TestConverseRequestTurns(t *testing.T) {
 		to   func([]byte) ([]byte, error)
 		want []string
 	}{
-		{"tools_images_parameters.chat", ChatToConverse, []string{
+		{"tools_images_parameters.chat", requestFunc(Chat, Converse), []string{
 			"system: text text",
 			"user: text image",
 			"assistant: toolUse toolUse",
 			"user: toolResult toolResult text",
 		}},
-		{"pdf_files_and_merged_turns.chat", ChatToConverse, []string{
+		{"pdf_files_and_merged_turns.chat", requestFunc(Chat, Converse), []string{
 			"system: ",
 			"user: text document document document",
 			"assistant: text text",
 			"user: text",
 		}},
-		{"thinking_tool_round_trip.messages", MessagesToConverse, []string{
+		{"thinking_tool_round_trip.messages", requestFunc(Messages, Converse), []string{
 			"system: text cachePoint",
 			"user: text",
 			"assistant: reasoning redacted text toolUse",
 			"user: toolResult cachePoint text cachePoint",
 		}},
-		{"top_k_documents_no_thinking.messages", MessagesToConverse, []string{
+		{"top_k_documents_no_thinking.messages", requestFunc(Messages, Converse), []string{
 			"system: text",
 			"user: text image cachePoint document text",
 			"assistant: text",
 			"user: text",
 		}},
-		{"thinking_off_forced_tool.messages", MessagesToConverse, []string{
+		{"thinking_off_forced_tool.messages", requestFunc(Messages, Converse), []string{
 			"system: ",
 			"user: text",
 			"assistant: toolUse",
 			"user: toolResult",
 		}},
-		{"claude_code.messages", MessagesToConverse, []string{
+		{"claude_code.messages", requestFunc(Messages, Converse), []string{
 			"system: text text cachePoint text cachePoint text",
 			"user: text text cachePoint",
 		}},
-		{"codex_tool_round_trip.responses", ResponsesToConverse, []string{
+		{"codex_tool_round_trip.responses", requestFunc(Responses, Converse), []string{
 			"system: text text",
 			"user: text text",
 			"assistant: text toolUse",
@@ -141,7 +141,7 @@ func TestConverseRequestParameters(t *testing.T) {
 		return converseOf(t, body, err)
 	}
 	t.Run("chat", func(t *testing.T) {
-		req := read(t, "tools_images_parameters.chat", ChatToConverse)
+		req := read(t, "tools_images_parameters.chat", requestFunc(Chat, Converse))
 		c := req.InferenceConfig
 		if c == nil || *c.MaxTokens != 512 || *c.Temperature != 1 || *c.TopP != 0.9 || !reflect.DeepEqual(c.StopSequences, []string{"\n\nUser:"}) {
 			t.Errorf("inferenceConfig %+v: want maxTokens 512, temperature clamped to 1, topP 0.9, the stop", c)
@@ -163,13 +163,13 @@ func TestConverseRequestParameters(t *testing.T) {
 		}
 	})
 	t.Run("chat's top_k and reasoning effort", func(t *testing.T) {
-		body, err := ChatToConverse([]byte(`{"messages":[{"role":"user","content":"a"}],"top_k":5,"reasoning_effort":"high"}`))
+		body, err := Request(Chat, Converse, []byte(`{"messages":[{"role":"user","content":"a"}],"top_k":5,"reasoning_effort":"high"}`), "", Options{})
 		if req := converseOf(t, body, err); req.AdditionalModelRequestFields != nil || req.InferenceConfig != nil {
 			t.Errorf("additionalModelRequestFields %+v, inferenceConfig %+v: want neither, only Claude takes them", req.AdditionalModelRequestFields, req.InferenceConfig)
 		}
 	})
 	t.Run("messages with thinking", func(t *testing.T) {
-		req := read(t, "thinking_tool_round_trip.messages", MessagesToConverse)
+		req := read(t, "thinking_tool_round_trip.messages", requestFunc(Messages, Converse))
 		f := req.AdditionalModelRequestFields
 		if f == nil || f.Thinking == nil || f.Thinking.Type != "enabled" || f.Thinking.BudgetTokens != 10000 || f.TopK != nil {
 			t.Errorf("additionalModelRequestFields %+v: want thinking with the budget as given, no top_k beside it", f)
@@ -188,7 +188,7 @@ func TestConverseRequestParameters(t *testing.T) {
 		}
 	})
 	t.Run("messages with a forced tool", func(t *testing.T) {
-		req := read(t, "thinking_off_forced_tool.messages", MessagesToConverse)
+		req := read(t, "thinking_off_forced_tool.messages", requestFunc(Messages, Converse))
 		if f := req.AdditionalModelRequestFields; f == nil || f.Thinking != nil || f.TopK == nil || *f.TopK != 10 {
 			t.Errorf("additionalModelRequestFields %+v: want thinking off (Claude refuses it with a forced tool) and top_k", f)
 		}
@@ -200,7 +200,7 @@ func TestConverseRequestParameters(t *testing.T) {
 		}
 	})
 	t.Run("responses", func(t *testing.T) {
-		req := read(t, "codex_tool_round_trip.responses", ResponsesToConverse)
+		req := read(t, "codex_tool_round_trip.responses", requestFunc(Responses, Converse))
 		if req.AdditionalModelRequestFields != nil {
 			t.Errorf("a reasoning effort became %+v: no model but Claude takes it", req.AdditionalModelRequestFields)
 		}
@@ -212,10 +212,10 @@ func TestConverseRequestParameters(t *testing.T) {
 		}
 	})
 	t.Run("tool_choice none", func(t *testing.T) {
-		if req := read(t, "tool_choice_none_fresh.chat", ChatToConverse); req.ToolConfig != nil {
+		if req := read(t, "tool_choice_none_fresh.chat", requestFunc(Chat, Converse)); req.ToolConfig != nil {
 			t.Errorf("toolConfig %+v: none without tool blocks leaves the tools out", req.ToolConfig)
 		}
-		req := read(t, "tool_choice_none_with_history.chat", ChatToConverse)
+		req := read(t, "tool_choice_none_with_history.chat", requestFunc(Chat, Converse))
 		if tc := req.ToolConfig; tc == nil || len(tc.Tools) != 1 || tc.ToolChoice != nil {
 			t.Errorf("toolConfig %+v: with tool blocks Converse needs the tools, without a choice", tc)
 		}
@@ -235,19 +235,19 @@ func TestConverseRequestRefusals(t *testing.T) {
 		wantParam string
 		wantIn    string
 	}{
-		{"chat image by URL", ChatToConverse, `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]}]}`,
+		{"chat image by URL", requestFunc(Chat, Converse), `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]}]}`,
 			"messages[0].content[0]", "not by URL"},
-		{"chat svg", ChatToConverse, `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/svg+xml;base64,PHN2Zy8+"}}]}]}`,
+		{"chat svg", requestFunc(Chat, Converse), `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/svg+xml;base64,PHN2Zy8+"}}]}]}`,
 			"messages[0].content[0]", "PNG, JPEG, GIF or WebP"},
-		{"chat file not a PDF", ChatToConverse, `{"messages":[{"role":"user","content":[{"type":"file","file":{"file_data":"data:text/csv;base64,YSxi"}}]}]}`,
+		{"chat file not a PDF", requestFunc(Chat, Converse), `{"messages":[{"role":"user","content":[{"type":"file","file":{"file_data":"data:text/csv;base64,YSxi"}}]}]}`,
 			"messages[0].content[0]", "PDF"},
-		{"messages image by URL", MessagesToConverse, `{"max_tokens":10,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://example.com/a.png"}}]}]}`,
+		{"messages image by URL", requestFunc(Messages, Converse), `{"max_tokens":10,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://example.com/a.png"}}]}]}`,
 			"", "not by URL"},
-		{"messages image by URL in a tool result", MessagesToConverse, `{"max_tokens":10,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"url","url":"https://example.com/a.png"}}]}]}]}`,
+		{"messages image by URL in a tool result", requestFunc(Messages, Converse), `{"max_tokens":10,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"url","url":"https://example.com/a.png"}}]}]}]}`,
 			"", "not by URL"},
-		{"responses image by URL", ResponsesToConverse, `{"input":[{"role":"user","content":[{"type":"input_image","image_url":"https://example.com/a.png"}]}]}`,
+		{"responses image by URL", requestFunc(Responses, Converse), `{"input":[{"role":"user","content":[{"type":"input_image","image_url":"https://example.com/a.png"}]}]}`,
 			"input[0].content[0]", "not by URL"},
-		{"what the reader refuses", ChatToConverse, `{"messages":[{"role":"user","content":"hi"}],"n":2}`, "n", ""},
+		{"what the reader refuses", requestFunc(Chat, Converse), `{"messages":[{"role":"user","content":"hi"}],"n":2}`, "n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.to([]byte(tc.body))

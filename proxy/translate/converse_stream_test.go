@@ -16,9 +16,9 @@ import (
 // Responses streams are also held to readResponsesStream.
 func TestGoldenConverseStreams(t *testing.T) {
 	for to, newStream := range map[string]func() *Stream{
-		"chat":      func() *Stream { return NewConverseToChatStream(true) },
-		"messages":  func() *Stream { return NewConverseToMessagesStream(goldenEstimate) },
-		"responses": NewConverseToResponsesStream,
+		"chat":      func() *Stream { return mustStream(Converse, Chat, Options{IncludeUsage: true}) },
+		"messages":  func() *Stream { return mustStream(Converse, Messages, Options{InputEstimate: goldenEstimate}) },
+		"responses": streamFunc(Converse, Responses),
 	} {
 		t.Run("to "+to, func(t *testing.T) {
 			runGolden(t, "bedrock/streams", ".in.sse", "."+to+".sse", func(in []byte) ([]byte, error) {
@@ -45,7 +45,7 @@ func TestConverseStreamToEachCaller(t *testing.T) {
 		{ID: "tooluse_Zx8PqWvT3KeBc1RdN9mYfA", Type: "function", Function: chatFunctionCall{Name: "get_time", Arguments: `{}`}},
 	}
 
-	s := NewConverseToChatStream(true)
+	s := mustStream(Converse, Chat, Options{IncludeUsage: true})
 	chat, err := readChatStream(feedEach(t, s, in))
 	want := chatResult{Content: "Let me check.", Reasoning: "The user wants the weather in Paris: call the tool.", ToolCalls: wantCalls,
 		FinishReason: "tool_calls", Usage: &chatUsage{PromptTokens: 2312, CompletionTokens: 140, TotalTokens: 2452,
@@ -57,7 +57,7 @@ func TestConverseStreamToEachCaller(t *testing.T) {
 		t.Errorf("chat Usage() = %+v (final %v), want %+v", s.Usage(), s.FinalUsage(), wantUsage)
 	}
 
-	s = NewConverseToMessagesStream(goldenEstimate)
+	s = mustStream(Converse, Messages, Options{InputEstimate: goldenEstimate})
 	msgs, err := readMessagesStream(feedEach(t, s, in))
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestConverseStreamToEachCaller(t *testing.T) {
 		t.Errorf("messages stream: blocks %q stop %s usage %+v", blocks, msgs.StopReason, msgs.Usage)
 	}
 
-	s = NewConverseToResponsesStream()
+	s = mustStream(Converse, Responses, Options{})
 	resp, err := readResponsesStream(feedEach(t, s, in))
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestConverseStreamExceptions(t *testing.T) {
 	} {
 		t.Run(tc.name+" "+string(tc.kind), func(t *testing.T) {
 			data := []byte(`{"message":"` + tc.message + `"}`)
-			for _, s := range []*Stream{NewConverseToChatStream(true), NewConverseToMessagesStream(goldenEstimate), NewConverseToResponsesStream()} {
+			for _, s := range []*Stream{mustStream(Converse, Chat, Options{IncludeUsage: true}), mustStream(Converse, Messages, Options{InputEstimate: goldenEstimate}), mustStream(Converse, Responses, Options{})} {
 				start, err := s.Event("messageStart", []byte(`{"role":"assistant"}`))
 				if err != nil {
 					t.Fatal(err)
@@ -148,7 +148,7 @@ func TestConverseStreamExceptions(t *testing.T) {
 // TestConverseStreamMalformed: events that cannot be read are errors, and
 // events Bedrock may add are skipped.
 func TestConverseStreamMalformed(t *testing.T) {
-	s := NewConverseToChatStream(false)
+	s := mustStream(Converse, Chat, Options{})
 	for _, ev := range []struct {
 		name, data string
 		bad        bool

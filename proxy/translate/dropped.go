@@ -20,7 +20,7 @@ type droppedField struct {
 // mutable state; TestDroppedFieldsAreDropped holds the code to it.
 func droppedFields() []droppedField {
 	return []droppedField{
-		// OpenAI caller, Anthropic upstream (ChatToMessages). As for an
+		// OpenAI caller, Anthropic upstream (Request(Chat, Messages)). As for an
 		// Anthropic caller below, parentheses name the upstreams that drop
 		// what Gemini or Converse keep.
 		{"openai", "frequency_penalty", "Anthropic has no repetition penalties"},
@@ -50,7 +50,7 @@ func droppedFields() []droppedField {
 		{"openai", "messages[].content[].image_url.detail", "Anthropic picks the resolution itself"},
 		{"openai", "messages[assistant].reasoning_content, audio", "Anthropic thinking blocks need Anthropic's signature"},
 
-		// Anthropic caller, OpenAI upstream (MessagesToChat). Where Gemini or
+		// Anthropic caller, OpenAI upstream (Request(Messages, Chat)). Where Gemini or
 		// Converse keep what chat drops, the path names the upstreams that
 		// drop it in parentheses, and the reason says what the others do.
 		{"anthropic", "top_k (to chat)", "OpenAI has no top-k sampling; Gemini takes it as topK, Converse in additionalModelRequestFields (not beside thinking, which Claude refuses)"},
@@ -70,8 +70,8 @@ func droppedFields() []droppedField {
 		{"anthropic", "messages[].content[].citations, document citations and context", "OpenAI has no citations"},
 		{"anthropic", "tool_result.is_error", "OpenAI tool messages have no error flag; the content still goes"},
 
-		// Responses caller, OpenAI chat or Anthropic upstream (ResponsesToChat,
-		// ResponsesToMessages). The path names the target in parentheses: to
+		// Responses caller, OpenAI chat or Anthropic upstream (Request(Responses, Chat),
+		// Request(Responses, Messages)). The path names the target in parentheses: to
 		// chat, to anthropic, or both.
 		{"responses", "include (both)", "asks OpenAI for extra output; reasoning items carry Anthropic's signed thinking whether asked or not"},
 		{"responses", "metadata (both)", "tags of stored responses, and no response is stored"},

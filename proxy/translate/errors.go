@@ -51,12 +51,12 @@ func readError(status int, body []byte) upstreamerr.Error {
 	return e
 }
 
-// ErrorToChat turns an upstream error body (normally Anthropic's) into
+// errorToChat turns an upstream error body (normally Anthropic's) into
 // OpenAI's shape {"error":{"message","type","param","code"}}, keeping the
 // message. The status stays the upstream's: OpenAI's SDKs pick their error
 // class from it, and retry 429 and 5xx, 529 included. An Anthropic "prompt is
 // too long" gets code context_length_exceeded, the code OpenAI clients test.
-func ErrorToChat(status int, body []byte) []byte {
+func errorToChat(status int, body []byte) []byte {
 	e := readError(status, body)
 	typ, code := chatErrorType(e.Type, status)
 	if e.Code != "" && !isNumber(e.Code) { // a body already in OpenAI's shape keeps its code
@@ -129,7 +129,7 @@ func chatErrorBody(message, typ, code, param string) []byte {
 	return mustMarshal(body)
 }
 
-// ErrorToMessages turns an upstream error body (normally OpenAI's) into
+// errorToMessages turns an upstream error body (normally OpenAI's) into
 // Anthropic's shape {"type":"error","error":{"type","message"}}, keeping the
 // message. The type follows the status as Anthropic documents it (400
 // invalid_request_error, 401 authentication_error, 402 billing_error, 403
@@ -138,7 +138,7 @@ func chatErrorBody(message, typ, code, param string) []byte {
 // timeout_error). A context-window error's message is prefixed with "prompt
 // is too long: ", the words Anthropic uses and Claude Code reacts to by
 // compacting the conversation.
-func ErrorToMessages(status int, body []byte) []byte {
+func errorToMessages(status int, body []byte) []byte {
 	e := readError(status, body)
 	typ := upstreamerr.AnthropicType(status)
 	if _, _, ok := chatErrorTypeOf(e.Type); ok && e.Anthropic { // a body already in Anthropic's shape keeps its type
@@ -179,11 +179,11 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// ErrorToResponses turns an upstream error body of either protocol into the
+// errorToResponses turns an upstream error body of either protocol into the
 // Responses API's error shape, which is OpenAI's
-// {"error":{"message","type","param","code"}}: see ErrorToChat, whose
+// {"error":{"message","type","param","code"}}: see errorToChat, whose
 // mapping it is (Codex, like OpenAI's SDKs, reads the status and code:
 // context_length_exceeded, insufficient_quota, rate_limit_exceeded).
-func ErrorToResponses(status int, body []byte) []byte {
-	return ErrorToChat(status, body)
+func errorToResponses(status int, body []byte) []byte {
+	return errorToChat(status, body)
 }

@@ -23,7 +23,7 @@ func FuzzMessagesToChatStreamOps(f *testing.F) {
 			stream = fmt.Appendf(stream, "event: %s\ndata: %s\n\n", name, data)
 		}
 		for _, end := range []func(s streamConverter) []byte{finish, fail} {
-			out := fuzzFeed(t, NewMessagesToChatStream(true), stream, end)
+			out := fuzzFeed(t, mustStream(Messages, Chat, Options{IncludeUsage: true}), stream, end)
 			if _, err := readChatStream(out); err != nil {
 				t.Fatalf("%v\n--- input\n%s\n--- output\n%s", err, stream, out)
 			}
@@ -42,7 +42,7 @@ func FuzzChatToMessagesStreamOps(f *testing.F) {
 			stream = fmt.Appendf(stream, "data: %s\n\n", chatOp(op, text))
 		}
 		for _, end := range []func(s streamConverter) []byte{finish, fail} {
-			out := fuzzFeed(t, NewChatToMessagesStream(goldenEstimate), stream, end)
+			out := fuzzFeed(t, mustStream(Chat, Messages, Options{InputEstimate: goldenEstimate}), stream, end)
 			if _, err := readMessagesStream(out); err != nil {
 				t.Fatalf("%v\n--- input\n%s\n--- output\n%s", err, stream, out)
 			}

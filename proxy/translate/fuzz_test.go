@@ -34,7 +34,7 @@ func FuzzChatToMessages(f *testing.F) {
 	addSeeds(f, "chat_to_messages/*.in.json")
 	addSeeds(f, "messages_to_chat/*.in.json") // the other shape is a fine mutation source
 	f.Fuzz(func(t *testing.T, body []byte) {
-		out, err := ChatToMessages(body, "claude")
+		out, err := Request(Chat, Messages, body, "claude", Options{})
 		checkRequestOutcome(t, out, err)
 	})
 }
@@ -43,7 +43,7 @@ func FuzzMessagesToChat(f *testing.F) {
 	addSeeds(f, "messages_to_chat/*.in.json")
 	addSeeds(f, "chat_to_messages/*.in.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		out, err := MessagesToChat(body, "gpt", true)
+		out, err := Request(Messages, Chat, body, "gpt", Options{IncludeUsage: true})
 		checkRequestOutcome(t, out, err)
 		checkMarshalChatRequest(t, body)
 	})
@@ -66,18 +66,18 @@ func FuzzResponses(f *testing.F) {
 	addSeeds(f, "response_messages_to_chat/*.in.json")
 	addSeeds(f, "response_chat_to_messages/*.in.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if out, _, err := MessagesResponseToChat(body); err == nil && !json.Valid(out) {
-			t.Fatalf("MessagesResponseToChat gave invalid JSON: %q", out)
+		if out, _, err := Answer(Messages, Chat, body); err == nil && !json.Valid(out) {
+			t.Fatalf("Answer(Messages, Chat) gave invalid JSON: %q", out)
 		}
-		if out, _, err := ChatResponseToMessages(body); err == nil && !json.Valid(out) {
-			t.Fatalf("ChatResponseToMessages gave invalid JSON: %q", out)
+		if out, _, err := Answer(Chat, Messages, body); err == nil && !json.Valid(out) {
+			t.Fatalf("Answer(Chat, Messages) gave invalid JSON: %q", out)
 		}
 		for _, status := range []int{400, 429, 529} {
-			if out := ErrorToChat(status, body); !json.Valid(out) {
-				t.Fatalf("ErrorToChat gave invalid JSON: %q", out)
+			if out := Error(Chat, status, body); !json.Valid(out) {
+				t.Fatalf("Error(Chat) gave invalid JSON: %q", out)
 			}
-			if out := ErrorToMessages(status, body); !json.Valid(out) {
-				t.Fatalf("ErrorToMessages gave invalid JSON: %q", out)
+			if out := Error(Messages, status, body); !json.Valid(out) {
+				t.Fatalf("Error(Messages) gave invalid JSON: %q", out)
 			}
 		}
 	})
@@ -92,7 +92,7 @@ func FuzzMessagesToChatStream(f *testing.F) {
 	addSeeds(f, "stream_messages_to_chat/*.in.sse")
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		for _, end := range []func(s streamConverter) []byte{finish, fail} {
-			out := fuzzFeed(t, NewMessagesToChatStream(true), stream, end)
+			out := fuzzFeed(t, mustStream(Messages, Chat, Options{IncludeUsage: true}), stream, end)
 			if _, err := readChatStream(out); err != nil {
 				t.Fatalf("%v\n--- output\n%s", err, out)
 			}
@@ -105,7 +105,7 @@ func FuzzChatToMessagesStream(f *testing.F) {
 	addSeeds(f, "stream_chat_to_messages/*.in.sse")
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		for _, end := range []func(s streamConverter) []byte{finish, fail} {
-			out := fuzzFeed(t, NewChatToMessagesStream(goldenEstimate), stream, end)
+			out := fuzzFeed(t, mustStream(Chat, Messages, Options{InputEstimate: goldenEstimate}), stream, end)
 			if _, err := readMessagesStream(out); err != nil {
 				t.Fatalf("%v\n--- output\n%s", err, out)
 			}

@@ -66,32 +66,32 @@ func TestGeminiSignatureRoundTrip(t *testing.T) {
 		calls     []string // the functions called, whose results come back
 	}{
 		{"chat answer", func(t *testing.T) []byte {
-			out, _, err := GeminiResponseToChat(answer)
-			return nextGeminiRequest(t, err, ChatToGemini, chatNext(t, out))
+			out, _, err := Answer(Gemini, Chat, answer)
+			return nextGeminiRequest(t, err, requestFunc(Chat, Gemini), chatNext(t, out))
 		}, answerSignature, []string{"get_weather", "get_weather"}},
 		{"messages answer", func(t *testing.T) []byte {
-			out, _, err := GeminiResponseToMessages(answer)
-			return nextGeminiRequest(t, err, MessagesToGemini, messagesNext(t, out))
+			out, _, err := Answer(Gemini, Messages, answer)
+			return nextGeminiRequest(t, err, requestFunc(Messages, Gemini), messagesNext(t, out))
 		}, answerSignature, []string{"get_weather", "get_weather"}},
 		{"responses answer", func(t *testing.T) []byte {
-			out, _, err := GeminiResponseToResponses(answer)
-			return nextGeminiRequest(t, err, ResponsesToGemini, responsesNext(t, out))
+			out, _, err := Answer(Gemini, Responses, answer)
+			return nextGeminiRequest(t, err, requestFunc(Responses, Gemini), responsesNext(t, out))
 		}, answerSignature, []string{"get_weather", "get_weather"}},
 		{"chat stream", func(t *testing.T) []byte {
-			got, err := readChatStream(feedGemini(t, NewGeminiToChatStream(false), stream, nil))
+			got, err := readChatStream(feedGemini(t, mustStream(Gemini, Chat, Options{}), stream, nil))
 			out, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"message": map[string]any{
 				"role": "assistant", "content": got.Content, "tool_calls": got.ToolCalls}}}})
-			return nextGeminiRequest(t, err, ChatToGemini, chatNext(t, out))
+			return nextGeminiRequest(t, err, requestFunc(Chat, Gemini), chatNext(t, out))
 		}, streamSignature, []string{"get_weather", "get_time"}},
 		{"messages stream", func(t *testing.T) []byte {
-			got, err := readMessagesStream(feedGemini(t, NewGeminiToMessagesStream(0), stream, nil))
+			got, err := readMessagesStream(feedGemini(t, mustStream(Gemini, Messages, Options{}), stream, nil))
 			out, _ := json.Marshal(map[string]any{"content": got.Blocks})
-			return nextGeminiRequest(t, err, MessagesToGemini, messagesNext(t, out))
+			return nextGeminiRequest(t, err, requestFunc(Messages, Gemini), messagesNext(t, out))
 		}, streamSignature, []string{"get_weather", "get_time"}},
 		{"responses stream", func(t *testing.T) []byte {
-			got, err := readResponsesStream(feedGemini(t, NewGeminiToResponsesStream(), stream, nil))
+			got, err := readResponsesStream(feedGemini(t, mustStream(Gemini, Responses, Options{}), stream, nil))
 			out, _ := json.Marshal(map[string]any{"output": got.Items})
-			return nextGeminiRequest(t, err, ResponsesToGemini, responsesNext(t, out))
+			return nextGeminiRequest(t, err, requestFunc(Responses, Gemini), responsesNext(t, out))
 		}, streamSignature, []string{"get_weather", "get_time"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -38,13 +38,13 @@ func TestGeminiErrorBodies(t *testing.T) {
 			if got := upstreamerr.Read(tc.status, body).Kind; got != tc.kind {
 				t.Errorf("kind %s, want %s", got, tc.kind)
 			}
-			if got := string(ErrorToChat(tc.status, body)); !strings.Contains(got, tc.toChat) {
+			if got := string(Error(Chat, tc.status, body)); !strings.Contains(got, tc.toChat) {
 				t.Errorf("to chat: %s\nwant it to hold %s", got, tc.toChat)
 			}
-			if got := string(ErrorToResponses(tc.status, body)); !strings.Contains(got, tc.toChat) {
+			if got := string(Error(Responses, tc.status, body)); !strings.Contains(got, tc.toChat) {
 				t.Errorf("to responses: %s\nwant it to hold %s", got, tc.toChat)
 			}
-			if got := string(ErrorToMessages(tc.status, body)); !strings.Contains(got, tc.toMessages) {
+			if got := string(Error(Messages, tc.status, body)); !strings.Contains(got, tc.toMessages) {
 				t.Errorf("to messages: %s\nwant it to hold %s", got, tc.toMessages)
 			}
 		})
@@ -74,8 +74,8 @@ func TestGeminiStreamErrors(t *testing.T) {
 			for protocol, c := range map[string]struct {
 				s    *Stream
 				want string
-			}{"chat": {NewGeminiToChatStream(true), tc.chat}, "messages": {NewGeminiToMessagesStream(5), tc.messages},
-				"responses": {NewGeminiToResponsesStream(), tc.responses}} {
+			}{"chat": {mustStream(Gemini, Chat, Options{IncludeUsage: true}), tc.chat}, "messages": {mustStream(Gemini, Messages, Options{InputEstimate: 5}), tc.messages},
+				"responses": {mustStream(Gemini, Responses, Options{}), tc.responses}} {
 				out, err := c.s.Event("", []byte(tc.chunk))
 				se, ok := err.(*StreamError)
 				switch {

@@ -20,10 +20,10 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata fr
 
 // The fixed parameters of every golden case.
 const (
-	goldenClaude   = "claude-upstream" // upstreamModel for ChatToMessages
-	goldenGPT      = "gpt-upstream"    // upstreamModel for MessagesToChat
+	goldenClaude   = "claude-upstream" // upstreamModel for Request(Chat, Messages)
+	goldenGPT      = "gpt-upstream"    // upstreamModel for Request(Messages, Chat)
 	goldenCreated  = 1700000000        // "created" of OpenAI answers and chunks
-	goldenEstimate = 99                // the gateway's estimate of a prompt, for NewChatToMessagesStream
+	goldenEstimate = 99                // the gateway's estimate of a prompt, for NewStream(Chat, Messages)
 )
 
 // TestGoldenRequests: testdata/chat_to_messages and messages_to_chat hold
@@ -31,10 +31,10 @@ const (
 // refused request's .out.json is {"error": {"param", "message"}}.
 func TestGoldenRequests(t *testing.T) {
 	runGolden(t, "chat_to_messages", ".in.json", ".out.json", func(in []byte) ([]byte, error) {
-		return requestOutcome(ChatToMessages(in, goldenClaude))
+		return requestOutcome(Request(Chat, Messages, in, goldenClaude, Options{}))
 	})
 	runGolden(t, "messages_to_chat", ".in.json", ".out.json", func(in []byte) ([]byte, error) {
-		return requestOutcome(MessagesToChat(in, goldenGPT, true))
+		return requestOutcome(Request(Messages, Chat, in, goldenGPT, Options{IncludeUsage: true}))
 	})
 }
 
@@ -50,10 +50,10 @@ func requestOutcome(out []byte, err error) ([]byte, error) {
 // {"body": the caller's answer, "usage": the Usage returned}.
 func TestGoldenResponses(t *testing.T) {
 	runGolden(t, "response_messages_to_chat", ".in.json", ".out.json", func(in []byte) ([]byte, error) {
-		return responseOutcome(messagesResponseToChat(in, goldenCreated))
+		return responseOutcome(answerAt(Messages, Chat, in, goldenCreated))
 	})
 	runGolden(t, "response_chat_to_messages", ".in.json", ".out.json", func(in []byte) ([]byte, error) {
-		return responseOutcome(ChatResponseToMessages(in))
+		return responseOutcome(Answer(Chat, Messages, in))
 	})
 }
 
@@ -83,8 +83,8 @@ func TestGoldenErrors(t *testing.T) {
 		}
 		return json.Marshal(map[string]any{
 			"kind":        upstreamerr.Read(c.Status, body).Kind,
-			"to_chat":     json.RawMessage(ErrorToChat(c.Status, body)),
-			"to_messages": json.RawMessage(ErrorToMessages(c.Status, body)),
+			"to_chat":     json.RawMessage(Error(Chat, c.Status, body)),
+			"to_messages": json.RawMessage(Error(Messages, c.Status, body)),
 		})
 	})
 }
@@ -95,12 +95,12 @@ func TestGoldenErrors(t *testing.T) {
 // with Error. A last comment line records the Usage the converter saw.
 func TestGoldenStreams(t *testing.T) {
 	runGolden(t, "stream_messages_to_chat", ".in.sse", ".out.sse", func(in []byte) ([]byte, error) {
-		s := NewMessagesToChatStream(true)
+		s := mustStream(Messages, Chat, Options{IncludeUsage: true})
 		setCreated(s, goldenCreated)
 		return feedStream(t, in, s), nil
 	})
 	runGolden(t, "stream_chat_to_messages", ".in.sse", ".out.sse", func(in []byte) ([]byte, error) {
-		return feedStream(t, in, NewChatToMessagesStream(goldenEstimate)), nil
+		return feedStream(t, in, mustStream(Chat, Messages, Options{InputEstimate: goldenEstimate})), nil
 	})
 }
 

@@ -103,7 +103,7 @@ type anthropicOutputFormat struct {
 	Schema json.RawMessage `json:"schema,omitempty"`
 }
 
-// messagesRequestOut is the Anthropic request ChatToMessages writes.
+// messagesRequestOut is the Anthropic request Request(Chat, Messages) writes.
 type messagesRequestOut struct {
 	Model         string                 `json:"model"`
 	System        any                    `json:"system,omitempty"`
@@ -169,7 +169,7 @@ type messagesResponse struct {
 	Usage      anthropicUsage   `json:"usage"`
 }
 
-// messagesResponseOut is the Anthropic answer ChatResponseToMessages writes.
+// messagesResponseOut is the Anthropic answer Answer(Chat, Messages) writes.
 type messagesResponseOut struct {
 	ID           string         `json:"id"`
 	Type         string         `json:"type"`

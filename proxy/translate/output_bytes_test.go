@@ -24,17 +24,17 @@ func TestOutputBytesCountWhatWasWritten(t *testing.T) {
 		finalAt    string // the event that brings the final usage
 	}{
 		{"messages to chat, tools", "testdata/stream_messages_to_chat/tool_use_parallel.in.sse",
-			func() partialStream { return NewMessagesToChatStream(true) }, "message_delta"},
+			func() partialStream { return mustStream(Messages, Chat, Options{IncludeUsage: true}) }, "message_delta"},
 		{"messages to chat, thinking", "testdata/stream_messages_to_chat/thinking_then_text.in.sse",
-			func() partialStream { return NewMessagesToChatStream(true) }, "message_delta"},
+			func() partialStream { return mustStream(Messages, Chat, Options{IncludeUsage: true}) }, "message_delta"},
 		{"chat to messages, tools", "testdata/stream_chat_to_messages/tool_calls_parallel.in.sse",
-			func() partialStream { return NewChatToMessagesStream(goldenEstimate) }, `"usage":{`},
+			func() partialStream { return mustStream(Chat, Messages, Options{InputEstimate: goldenEstimate}) }, `"usage":{`},
 		{"chat to messages, reasoning dropped", "testdata/stream_chat_to_messages/reasoning_then_text.in.sse",
-			func() partialStream { return NewChatToMessagesStream(goldenEstimate) }, `"usage":{`},
+			func() partialStream { return mustStream(Chat, Messages, Options{InputEstimate: goldenEstimate}) }, `"usage":{`},
 		{"messages to responses, thinking", "testdata/stream_messages_to_chat/thinking_then_text.in.sse",
-			func() partialStream { return NewMessagesToResponsesStream() }, "message_delta"},
+			func() partialStream { return mustStream(Messages, Responses, Options{}) }, "message_delta"},
 		{"chat to responses, reasoning", "testdata/stream_chat_to_messages/reasoning_then_text.in.sse",
-			func() partialStream { return NewChatToResponsesStream() }, `"usage":{`},
+			func() partialStream { return mustStream(Chat, Responses, Options{}) }, `"usage":{`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.conv()

@@ -4,80 +4,10 @@ import "encoding/json"
 
 // A request goes through a neutral form: one reader per caller protocol
 // (readChatRequest, readMessagesRequest, readResponsesRequest) and one writer
-// per upstream protocol (writeChatRequest, writeMessagesRequest), so a new
-// protocol adds a reader and a writer, not a converter for every pair.
-// A reader refuses what the neutral form cannot carry; a writer refuses what
-// its protocol cannot take.
-
-// ChatToMessages translates an OpenAI chat completions request into an
-// Anthropic messages request for upstreamModel (see readChatRequest and
-// writeMessagesRequest).
-func ChatToMessages(body []byte, upstreamModel string) ([]byte, error) {
-	req, err := readChatRequest(body)
-	if err != nil {
-		return nil, err
-	}
-	out, err := messagesFromChat(&req, upstreamModel)
-	if err != nil {
-		return nil, err
-	}
-	return marshalMessagesRequest(&out)
-}
-
-// messagesFromChat writes a chat caller's request for Anthropic without its
-// reasoning effort: thinking on would make Anthropic want its signed
-// thinking back in later tool-use turns, which a chat caller cannot send.
-func messagesFromChat(req *request, upstreamModel string) (messagesRequestOut, error) {
-	req.effort = ""
-	return writeMessagesRequest(req, upstreamModel)
-}
-
-// MessagesToChat translates an Anthropic messages request into an OpenAI
-// chat completions request for upstreamModel (see readMessagesRequest and
-// writeChatRequest). On a stream with includeUsage it asks for
-// stream_options.include_usage, without which OpenAI streams carry no
-// token counts.
-func MessagesToChat(body []byte, upstreamModel string, includeUsage bool) ([]byte, error) {
-	out, err := chatRequestFromAnthropic(body, upstreamModel, includeUsage)
-	if err != nil {
-		return nil, err
-	}
-	return marshalChatRequest(out)
-}
-
-func chatRequestFromAnthropic(body []byte, upstreamModel string, includeUsage bool) (*chatRequestOut, error) {
-	req, err := readMessagesRequest(body)
-	if err != nil {
-		return nil, err
-	}
-	return writeChatRequest(&req, upstreamModel, includeUsage), nil
-}
-
-// ResponsesToChat translates an OpenAI Responses request into an OpenAI chat
-// completions request for upstreamModel, for upstreams that do not speak the
-// Responses API (see readResponsesRequest and writeChatRequest).
-func ResponsesToChat(body []byte, upstreamModel string, includeUsage bool) ([]byte, error) {
-	req, err := readResponsesRequest(body)
-	if err != nil {
-		return nil, err
-	}
-	return marshalChatRequest(writeChatRequest(&req, upstreamModel, includeUsage))
-}
-
-// ResponsesToMessages translates an OpenAI Responses request into an
-// Anthropic messages request for upstreamModel (see readResponsesRequest and
-// writeMessagesRequest).
-func ResponsesToMessages(body []byte, upstreamModel string) ([]byte, error) {
-	req, err := readResponsesRequest(body)
-	if err != nil {
-		return nil, err
-	}
-	out, err := writeMessagesRequest(&req, upstreamModel)
-	if err != nil {
-		return nil, err
-	}
-	return marshalMessagesRequest(&out)
-}
+// per upstream protocol (writeChatBody, writeMessagesBody, writeGeminiBody,
+// writeConverseBody), so a new protocol adds a reader or a writer, not a
+// converter for every pair (see Request). A reader refuses what the neutral
+// form cannot carry; a writer refuses what its protocol cannot take.
 
 // request is a request read out of its protocol.
 type request struct {
@@ -96,6 +26,14 @@ type request struct {
 	format      *chatResponseFormat
 	topK        *int64 // top_k, as given; only Gemini and Converse take it
 	budget      int64  // Anthropic thinking's budget_tokens, as given; only Converse takes it
+	// thinkingOneWay: the caller cannot send signed thinking back in later
+	// tool-use turns (a chat caller), so an Anthropic writer leaves its
+	// effort out: thinking on would make Anthropic want it back.
+	thinkingOneWay bool
+	// topKAnyModel: top_k is meant for any compatible server (a chat
+	// caller's), not for Claude alone, so Converse, which can pass it only
+	// to Claude, leaves it out.
+	topKAnyModel bool
 }
 
 type role uint8
@@ -167,6 +105,21 @@ func (r *request) partsOf(m *message) []part { return r.parts[m.from:m.to] }
 func (r *request) add(m message, from int) {
 	m.from, m.to = from, len(r.parts)
 	r.messages = append(r.messages, m)
+}
+
+// splitContent decodes a message's content with decode: a string becomes
+// its one text part (asString); a list of parts or blocks is left to the
+// caller to read.
+func splitContent[T any](r *request, raw json.RawMessage, decode func(json.RawMessage) (string, []T, bool, error)) (list []T, asString bool, err error) {
+	text, list, isArray, err := decode(raw)
+	if err != nil {
+		return nil, false, err
+	}
+	if !isArray {
+		r.parts = append(r.parts, part{kind: partText, text: text})
+		return nil, true, nil
+	}
+	return list, false, nil
 }
 
 // texts gives the non-empty texts among parts.

@@ -42,6 +42,10 @@ func readChat(req *chatRequest) (request, error) {
 		format:      req.ResponseFormat,
 		messages:    make([]message, 0, len(req.Messages)),
 		parts:       make([]part, 0, 2*len(req.Messages)),
+		// A chat caller has no field to send signed thinking back in, and
+		// its top_k is meant for a compatible server.
+		thinkingOneWay: true,
+		topKAnyModel:   true,
 	}
 	for i := range req.Messages {
 		if err := out.readChatMessage(fmt.Sprintf("messages[%d]", i), &req.Messages[i]); err != nil {
@@ -129,12 +133,11 @@ func (r *request) readChatMessage(param string, m *chatMessage) error {
 // readChatTexts reads a content made of text only: a string (asString), or
 // parts whose types are among allowed (text, and refusal for an assistant).
 func (r *request) readChatTexts(param string, raw json.RawMessage, allowed ...string) (asString bool, err error) {
-	text, parts, isArray, err := decodeParts(raw)
+	parts, asString, err := splitContent(r, raw, decodeParts)
 	if err != nil {
 		return false, contentError(param+".content", err)
 	}
-	if !isArray {
-		r.parts = append(r.parts, part{kind: partText, text: text})
+	if asString {
 		return true, nil
 	}
 	for j, p := range parts {
@@ -158,12 +161,11 @@ func chatPartText(p chatPart, allowed []string) (string, bool) {
 
 // readUserParts reads a user content: a string, or text, image and file parts.
 func (r *request) readUserParts(param string, raw json.RawMessage) (asString bool, err error) {
-	text, parts, isArray, err := decodeParts(raw)
+	parts, asString, err := splitContent(r, raw, decodeParts)
 	if err != nil {
 		return false, contentError(param+".content", err)
 	}
-	if !isArray {
-		r.parts = append(r.parts, part{kind: partText, text: text})
+	if asString {
 		return true, nil
 	}
 	for j := range parts {

@@ -165,16 +165,22 @@ func (r *request) readSystem(p *path, raw json.RawMessage) error {
 	return nil
 }
 
+// turnBlocks decodes a turn's content: a string is its one text part
+// (asString), blocks are left to the caller to read.
+func (r *request) turnBlocks(p *path, raw json.RawMessage) (blocks []anthropicBlock, asString bool, err error) {
+	blocks, asString, err = splitContent(r, raw, decodeBlocks)
+	if err != nil {
+		return nil, false, contentError(p.String()+".content", err)
+	}
+	return blocks, asString, nil
+}
+
 // readUserTurn reads a user turn: a string, or blocks among which tool
 // results, each followed by its content.
 func (r *request) readUserTurn(p *path, raw json.RawMessage) (asString bool, err error) {
-	text, blocks, isArray, err := decodeBlocks(raw)
-	if err != nil {
-		return false, contentError(p.String()+".content", err)
-	}
-	if !isArray {
-		r.parts = append(r.parts, part{kind: partText, text: text})
-		return true, nil
+	blocks, asString, err := r.turnBlocks(p, raw)
+	if err != nil || asString {
+		return asString, err
 	}
 	from := len(r.parts)
 	for j := range blocks {
@@ -283,13 +289,9 @@ func (r *request) readToolResult(p *path, b *anthropicBlock) error {
 // and its thinking that can be sent back. Blocks no other protocol has a
 // place for are dropped (see droppedFields).
 func (r *request) readAssistantTurn(p *path, raw json.RawMessage) (asString bool, err error) {
-	text, blocks, isArray, err := decodeBlocks(raw)
-	if err != nil {
-		return false, contentError(p.String()+".content", err)
-	}
-	if !isArray {
-		r.parts = append(r.parts, part{kind: partText, text: text})
-		return true, nil
+	blocks, asString, err := r.turnBlocks(p, raw)
+	if err != nil || asString {
+		return asString, err
 	}
 	from := len(r.parts)
 	for j := range blocks {

@@ -100,16 +100,16 @@ func droppedBase(t *testing.T, from, target string) (map[string]json.RawMessage,
 	switch from {
 	case "openai":
 		return map[string]json.RawMessage{"model": json.RawMessage(`"m"`), "messages": msgs},
-			func(b []byte) ([]byte, error) { return ChatToMessages(b, "claude") }
+			func(b []byte) ([]byte, error) { return Request(Chat, Messages, b, "claude", Options{}) }
 	case "anthropic":
 		return map[string]json.RawMessage{"model": json.RawMessage(`"m"`), "max_tokens": json.RawMessage(`10`), "messages": msgs},
-			func(b []byte) ([]byte, error) { return MessagesToChat(b, "gpt", true) }
+			func(b []byte) ([]byte, error) { return Request(Messages, Chat, b, "gpt", Options{IncludeUsage: true}) }
 	case "responses":
 		req := map[string]json.RawMessage{"model": json.RawMessage(`"m"`), "input": json.RawMessage(`"hi"`)}
 		if target == "chat" {
-			return req, func(b []byte) ([]byte, error) { return ResponsesToChat(b, "gpt", false) }
+			return req, func(b []byte) ([]byte, error) { return Request(Responses, Chat, b, "gpt", Options{}) }
 		}
-		return req, func(b []byte) ([]byte, error) { return ResponsesToMessages(b, "claude") }
+		return req, func(b []byte) ([]byte, error) { return Request(Responses, Messages, b, "claude", Options{}) }
 	}
 	t.Fatalf("unknown protocol %q", from)
 	return nil, nil
@@ -119,11 +119,11 @@ func droppedBase(t *testing.T, from, target string) (map[string]json.RawMessage,
 // keeps its conversation, tools and parameters.
 func TestRequestRoundTrip(t *testing.T) {
 	in := readTestdata(t, "testdata/chat_to_messages/tool_round_trip.in.json")
-	anthropic, err := ChatToMessages(in, "claude")
+	anthropic, err := Request(Chat, Messages, in, "claude", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := MessagesToChat(anthropic, "gpt", false)
+	back, err := Request(Messages, Chat, anthropic, "gpt", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestRequestRoundTrip(t *testing.T) {
 // golden file.
 func TestClaudeCodeFixture(t *testing.T) {
 	body := readTestdata(t, "testdata/messages_to_chat/claude_code.in.json")
-	out, err := MessagesToChat(body, "gpt", true)
+	out, err := Request(Messages, Chat, body, "gpt", Options{IncludeUsage: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,11 +215,11 @@ func TestChatUser(t *testing.T) {
 
 func TestRequestErrorsAreRequestErrors(t *testing.T) {
 	for _, body := range []string{`not json`, `[]`, `{"messages":"x"}`, `{"messages":[{"role":"user","content":{"a":1}}]}`} {
-		if _, err := ChatToMessages([]byte(body), "m"); !isRequestError(err) {
-			t.Errorf("ChatToMessages(%s) = %v, want a *RequestError", body, err)
+		if _, err := Request(Chat, Messages, []byte(body), "m", Options{}); !isRequestError(err) {
+			t.Errorf("Request(Chat, Messages)(%s) = %v, want a *RequestError", body, err)
 		}
-		if _, err := MessagesToChat([]byte(body), "m", true); !isRequestError(err) {
-			t.Errorf("MessagesToChat(%s) = %v, want a *RequestError", body, err)
+		if _, err := Request(Messages, Chat, []byte(body), "m", Options{IncludeUsage: true}); !isRequestError(err) {
+			t.Errorf("Request(Messages, Chat)(%s) = %v, want a *RequestError", body, err)
 		}
 	}
 }
@@ -252,7 +252,7 @@ func TestMessagesToChatErrorParams(t *testing.T) {
 		{`{"messages":[{"role":"assistant","content":5}]}`, "messages[0].content"},
 		{`{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"image"}]}]}`, "messages[1].content[1]"},
 	} {
-		_, err := MessagesToChat([]byte(c.body), "gpt", true)
+		_, err := Request(Messages, Chat, []byte(c.body), "gpt", Options{IncludeUsage: true})
 		var re *RequestError
 		if !errors.As(err, &re) || re.Param != c.param {
 			t.Errorf("%s: error %v, want one at %s", c.body, err, c.param)

@@ -5,6 +5,12 @@ import (
 	"encoding/hex"
 )
 
+// writeChatBody writes req as a chat request body for upstreamModel (see
+// writeChatRequest and marshalChatRequest).
+func writeChatBody(req request, upstreamModel string, o Options) ([]byte, error) {
+	return marshalChatRequest(writeChatRequest(&req, upstreamModel, o.IncludeUsage))
+}
+
 // writeChatRequest writes req as an OpenAI chat completions request for
 // upstreamModel; on a stream with includeUsage it asks for
 // stream_options.include_usage, without which the stream carries no token

@@ -6,46 +6,18 @@ import (
 	"strings"
 )
 
-// ChatToConverse translates an OpenAI chat completions request into a
-// Bedrock Converse request body (see readChatRequest and
+// writeConverseBody writes req as a Bedrock Converse request body (see
 // writeConverseRequest). The model is not in the body: it is the URL's
 // {modelId}, and a stream is asked for by the path (/converse-stream).
-func ChatToConverse(body []byte) ([]byte, error) {
-	req, err := readChatRequest(body)
-	if err != nil {
-		return nil, err
-	}
-	// Converse's top_k goes in Claude's additionalModelRequestFields, which
-	// another model refuses; a chat caller's is meant for a compatible server.
-	req.topK = nil
-	return converseBody(&req)
-}
-
-// MessagesToConverse translates an Anthropic messages request into a
-// Bedrock Converse request body (see readMessagesRequest and
-// writeConverseRequest): Claude on Bedrock keeps the caller's cache
+// Converse's top_k goes in Claude's additionalModelRequestFields, which
+// another model refuses: a top_k meant for any model is left out (see
+// request.topKAnyModel). Claude on Bedrock keeps an Anthropic caller's cache
 // breakpoints, thinking and top_k.
-func MessagesToConverse(body []byte) ([]byte, error) {
-	req, err := readMessagesRequest(body)
-	if err != nil {
-		return nil, err
+func writeConverseBody(req request, _ string, _ Options) ([]byte, error) {
+	if req.topKAnyModel {
+		req.topK = nil
 	}
-	return converseBody(&req)
-}
-
-// ResponsesToConverse translates an OpenAI Responses request into a
-// Bedrock Converse request body (see readResponsesRequest and
-// writeConverseRequest).
-func ResponsesToConverse(body []byte) ([]byte, error) {
-	req, err := readResponsesRequest(body)
-	if err != nil {
-		return nil, err
-	}
-	return converseBody(&req)
-}
-
-func converseBody(req *request) ([]byte, error) {
-	out, err := writeConverseRequest(req)
+	out, err := writeConverseRequest(&req)
 	if err != nil {
 		return nil, err
 	}

@@ -6,43 +6,13 @@ import (
 	"strings"
 )
 
-// ChatToGemini translates an OpenAI chat completions request into a Gemini
-// GenerateContentRequest (see readChatRequest and writeGeminiRequest);
-// reasoning_effort, which ChatToMessages drops for Anthropic's sake, turns
-// on Gemini's thoughts, and top_k goes as topK. The body names no model and
-// does not say whether to stream: Gemini takes both in the URL
-// (generateContent, or streamGenerateContent?alt=sse).
-func ChatToGemini(body []byte) ([]byte, error) {
-	req, err := readChatRequest(body)
-	if err != nil {
-		return nil, err
-	}
-	return geminiBody(&req)
-}
-
-// MessagesToGemini translates an Anthropic messages request into a Gemini
-// GenerateContentRequest (see readMessagesRequest and writeGeminiRequest);
-// top_k goes as topK.
-func MessagesToGemini(body []byte) ([]byte, error) {
-	req, err := readMessagesRequest(body)
-	if err != nil {
-		return nil, err
-	}
-	return geminiBody(&req)
-}
-
-// ResponsesToGemini translates an OpenAI Responses request into a Gemini
-// GenerateContentRequest (see readResponsesRequest and writeGeminiRequest).
-func ResponsesToGemini(body []byte) ([]byte, error) {
-	req, err := readResponsesRequest(body)
-	if err != nil {
-		return nil, err
-	}
-	return geminiBody(&req)
-}
-
-func geminiBody(req *request) ([]byte, error) {
-	out, err := writeGeminiRequest(req)
+// writeGeminiBody writes req as a Gemini GenerateContentRequest (see
+// writeGeminiRequest); a reasoning effort turns on Gemini's thoughts, and
+// top_k goes as topK. The body names no model and does not say whether to
+// stream: Gemini takes both in the URL (generateContent, or
+// streamGenerateContent?alt=sse).
+func writeGeminiBody(req request, _ string, _ Options) ([]byte, error) {
+	out, err := writeGeminiRequest(&req)
 	if err != nil {
 		return nil, err
 	}

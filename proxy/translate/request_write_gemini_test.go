@@ -14,13 +14,13 @@ import (
 // and the Gemini request it becomes, checked by hand.
 func TestGoldenGeminiRequests(t *testing.T) {
 	runGolden(t, "gemini/chat_to_gemini", ".in.json", ".out.json", func(in []byte) ([]byte, error) {
-		return requestOutcome(ChatToGemini(in))
+		return requestOutcome(Request(Chat, Gemini, in, "", Options{}))
 	})
 	runGolden(t, "gemini/messages_to_gemini", ".in.json", ".out.json", func(in []byte) ([]byte, error) {
-		return requestOutcome(MessagesToGemini(in))
+		return requestOutcome(Request(Messages, Gemini, in, "", Options{}))
 	})
 	runGolden(t, "gemini/responses_to_gemini", ".in.json", ".out.json", func(in []byte) ([]byte, error) {
-		return requestOutcome(ResponsesToGemini(in))
+		return requestOutcome(Request(Responses, Gemini, in, "", Options{}))
 	})
 }
 
@@ -39,11 +39,11 @@ type geminiCase struct {
 func (c *geminiCase) translate() ([]byte, error) {
 	switch c.from {
 	case "chat":
-		return ChatToGemini([]byte(c.body))
+		return Request(Chat, Gemini, []byte(c.body), "", Options{})
 	case "messages":
-		return MessagesToGemini([]byte(c.body))
+		return Request(Messages, Gemini, []byte(c.body), "", Options{})
 	}
-	return ResponsesToGemini([]byte(c.body))
+	return Request(Responses, Gemini, []byte(c.body), "", Options{})
 }
 
 func TestGeminiRequest(t *testing.T) {

@@ -6,6 +6,21 @@ package translate
 // finish_reason "length".
 const DefaultMaxTokens = 4096
 
+// writeMessagesBody writes req as an Anthropic request body for
+// upstreamModel (see writeMessagesRequest and marshalMessagesRequest),
+// without the reasoning effort of a caller that cannot send thinking back
+// (see request.thinkingOneWay).
+func writeMessagesBody(req request, upstreamModel string, _ Options) ([]byte, error) {
+	if req.thinkingOneWay {
+		req.effort = ""
+	}
+	out, err := writeMessagesRequest(&req, upstreamModel)
+	if err != nil {
+		return nil, err
+	}
+	return marshalMessagesRequest(&out)
+}
+
 // writeMessagesRequest writes req as an Anthropic messages request for
 // upstreamModel.
 //

@@ -16,7 +16,7 @@ import (
 func FuzzResponsesToChat(f *testing.F) {
 	addSeeds(f, "responses_requests/*.in.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		out, err := ResponsesToChat(body, "gpt", true)
+		out, err := Request(Responses, Chat, body, "gpt", Options{IncludeUsage: true})
 		checkRequestOutcome(t, out, err)
 	})
 }
@@ -24,7 +24,7 @@ func FuzzResponsesToChat(f *testing.F) {
 func FuzzResponsesToMessages(f *testing.F) {
 	addSeeds(f, "responses_requests/*.in.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		out, err := ResponsesToMessages(body, "claude")
+		out, err := Request(Responses, Messages, body, "claude", Options{})
 		checkRequestOutcome(t, out, err)
 	})
 }
@@ -34,8 +34,8 @@ func FuzzResponsesAnswers(f *testing.F) {
 	addSeeds(f, "responses_answer_messages/*.in.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for name, translate := range map[string]func([]byte) ([]byte, Usage, error){
-			"ChatResponseToResponses":     ChatResponseToResponses,
-			"MessagesResponseToResponses": MessagesResponseToResponses,
+			"Answer(Chat, Responses)":     answerFunc(Chat, Responses),
+			"Answer(Messages, Responses)": answerFunc(Messages, Responses),
 		} {
 			out, _, err := translate(body)
 			if err != nil {
@@ -46,8 +46,8 @@ func FuzzResponsesAnswers(f *testing.F) {
 				t.Fatalf("%s gave no response object: %v: %q", name, err, out)
 			}
 		}
-		if out := ErrorToResponses(500, body); !json.Valid(out) {
-			t.Fatalf("ErrorToResponses gave invalid JSON: %q", out)
+		if out := Error(Responses, 500, body); !json.Valid(out) {
+			t.Fatalf("Error(Responses) gave invalid JSON: %q", out)
 		}
 		ResponsesUsage(body)
 	})
@@ -57,7 +57,7 @@ func FuzzChatToResponsesStream(f *testing.F) {
 	addSeeds(f, "responses_stream_chat/*.in.sse")
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		for _, end := range []func(s streamConverter) []byte{finish, fail} {
-			out := fuzzFeed(t, NewChatToResponsesStream(), stream, end)
+			out := fuzzFeed(t, mustStream(Chat, Responses, Options{}), stream, end)
 			if _, err := readResponsesStream(out); err != nil {
 				t.Fatalf("%v\n--- output\n%s", err, out)
 			}
@@ -70,7 +70,7 @@ func FuzzMessagesToResponsesStream(f *testing.F) {
 	addSeeds(f, "responses_stream_messages/*.in.sse")
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		for _, end := range []func(s streamConverter) []byte{finish, fail} {
-			out := fuzzFeed(t, NewMessagesToResponsesStream(), stream, end)
+			out := fuzzFeed(t, mustStream(Messages, Responses, Options{}), stream, end)
 			if _, err := readResponsesStream(out); err != nil {
 				t.Fatalf("%v\n--- output\n%s", err, out)
 			}
@@ -92,7 +92,7 @@ func FuzzChatToResponsesStreamOps(f *testing.F) {
 			stream = fmt.Appendf(stream, "data: %s\n\n", chatOp(op, text))
 		}
 		for _, end := range []func(s streamConverter) []byte{finish, fail} {
-			out := fuzzFeed(t, NewChatToResponsesStream(), stream, end)
+			out := fuzzFeed(t, mustStream(Chat, Responses, Options{}), stream, end)
 			if _, err := readResponsesStream(out); err != nil {
 				t.Fatalf("%v\n--- input\n%s\n--- output\n%s", err, stream, out)
 			}
@@ -115,7 +115,7 @@ func FuzzMessagesToResponsesStreamOps(f *testing.F) {
 			stream = fmt.Appendf(stream, "event: %s\ndata: %s\n\n", name, data)
 		}
 		for _, end := range []func(s streamConverter) []byte{finish, fail} {
-			out := fuzzFeed(t, NewMessagesToResponsesStream(), stream, end)
+			out := fuzzFeed(t, mustStream(Messages, Responses, Options{}), stream, end)
 			if _, err := readResponsesStream(out); err != nil {
 				t.Fatalf("%v\n--- input\n%s\n--- output\n%s", err, stream, out)
 			}

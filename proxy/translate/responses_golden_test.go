@@ -17,15 +17,15 @@ func withoutMadeUpIDs(out []byte, err error) ([]byte, error) {
 
 // TestResponsesGoldenRequests: testdata/responses_requests holds Responses
 // requests (.in.json) and their translations to chat (.chat.json,
-// ResponsesToChat, model gpt-upstream, include usage) and to Anthropic
-// (.messages.json, ResponsesToMessages, model claude-upstream); a refused
+// Request(Responses, Chat), model gpt-upstream, include usage) and to Anthropic
+// (.messages.json, Request(Responses, Messages), model claude-upstream); a refused
 // request's output is {"error": {"param", "message"}}.
 func TestResponsesGoldenRequests(t *testing.T) {
 	runGolden(t, "responses_requests", ".in.json", ".chat.json", func(in []byte) ([]byte, error) {
-		return requestOutcome(ResponsesToChat(in, goldenGPT, true))
+		return requestOutcome(Request(Responses, Chat, in, goldenGPT, Options{IncludeUsage: true}))
 	})
 	runGolden(t, "responses_requests", ".in.json", ".messages.json", func(in []byte) ([]byte, error) {
-		return requestOutcome(ResponsesToMessages(in, goldenClaude))
+		return requestOutcome(Request(Responses, Messages, in, goldenClaude, Options{}))
 	})
 }
 
@@ -33,15 +33,15 @@ func TestResponsesGoldenRequests(t *testing.T) {
 // answer and {"body": the Responses answer, "usage": the Usage returned}.
 func TestResponsesGoldenAnswers(t *testing.T) {
 	runGolden(t, "responses_answer_chat", ".in.json", ".out.json", func(in []byte) ([]byte, error) {
-		return withoutMadeUpIDs(responseOutcome(chatResponseToResponses(in, goldenCreated)))
+		return withoutMadeUpIDs(responseOutcome(answerAt(Chat, Responses, in, goldenCreated)))
 	})
 	runGolden(t, "responses_answer_messages", ".in.json", ".out.json", func(in []byte) ([]byte, error) {
-		return withoutMadeUpIDs(responseOutcome(messagesResponseToResponses(in, goldenCreated)))
+		return withoutMadeUpIDs(responseOutcome(answerAt(Messages, Responses, in, goldenCreated)))
 	})
 }
 
 // TestResponsesGoldenErrors: testdata/responses_errors hold {"status",
-// "body"} (a string body is sent as its raw text) and ErrorToResponses of it.
+// "body"} (a string body is sent as its raw text) and Error(Responses) of it.
 func TestResponsesGoldenErrors(t *testing.T) {
 	runGolden(t, "responses_errors", ".in.json", ".out.json", func(in []byte) ([]byte, error) {
 		var c struct {
@@ -56,7 +56,7 @@ func TestResponsesGoldenErrors(t *testing.T) {
 		if json.Unmarshal(c.Body, &text) == nil {
 			body = []byte(text)
 		}
-		return ErrorToResponses(c.Status, body), nil
+		return Error(Responses, c.Status, body), nil
 	})
 }
 
@@ -74,12 +74,12 @@ func TestResponsesGoldenStreams(t *testing.T) {
 		return withoutMadeUpIDs(out, nil)
 	}
 	runGolden(t, "responses_stream_chat", ".in.sse", ".out.sse", func(in []byte) ([]byte, error) {
-		s := NewChatToResponsesStream()
+		s := mustStream(Chat, Responses, Options{})
 		setCreated(s, goldenCreated)
 		return check(feedStream(t, in, s))
 	})
 	runGolden(t, "responses_stream_messages", ".in.sse", ".out.sse", func(in []byte) ([]byte, error) {
-		s := NewMessagesToResponsesStream()
+		s := mustStream(Messages, Responses, Options{})
 		setCreated(s, goldenCreated)
 		return check(feedStream(t, in, s))
 	})

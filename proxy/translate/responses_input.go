@@ -8,8 +8,8 @@ import (
 )
 
 // A Responses request's instructions and input are read once into entries,
-// checked and refused there, and then written by ResponsesToChat and
-// ResponsesToMessages each in its own protocol.
+// checked and refused there, and then written by Request(Responses, Chat) and
+// Request(Responses, Messages) each in its own protocol.
 
 type entryKind uint8
 

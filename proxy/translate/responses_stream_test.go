@@ -10,7 +10,7 @@ import (
 )
 
 func TestMessagesToResponsesStreamToolCalls(t *testing.T) {
-	s := NewMessagesToResponsesStream()
+	s := mustStream(Messages, Responses, Options{})
 	out := feedEach(t, s, readTestdata(t, "testdata/stream_messages_to_chat/tool_use_parallel.in.sse"))
 	got, err := readResponsesStream(out)
 	if err != nil {
@@ -33,7 +33,7 @@ func TestMessagesToResponsesStreamToolCalls(t *testing.T) {
 }
 
 func TestChatToResponsesStreamToolCalls(t *testing.T) {
-	s := NewChatToResponsesStream()
+	s := mustStream(Chat, Responses, Options{})
 	out := feedEach(t, s, readTestdata(t, "testdata/stream_chat_to_messages/tool_calls_parallel.in.sse"))
 	got, err := readResponsesStream(out)
 	if err != nil {
@@ -53,7 +53,7 @@ func TestChatToResponsesStreamToolCalls(t *testing.T) {
 }
 
 func TestResponsesStreamCachedAndReasoningUsage(t *testing.T) {
-	c := NewChatToResponsesStream()
+	c := mustStream(Chat, Responses, Options{})
 	got, err := readResponsesStream(feedEach(t, c, readTestdata(t, "testdata/responses_stream_chat/openrouter_reasoning_tokens.in.sse")))
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func TestResponsesStreamCachedAndReasoningUsage(t *testing.T) {
 	if *got.Usage != want || got.Reasoning != "Count the letters." || got.Text != "Three." {
 		t.Errorf("usage %+v, reasoning %q, text %q", *got.Usage, got.Reasoning, got.Text)
 	}
-	m := NewMessagesToResponsesStream()
+	m := mustStream(Messages, Responses, Options{})
 	got, err = readResponsesStream(feedEach(t, m, readTestdata(t, "testdata/stream_messages_to_chat/cache_usage_cumulative.in.sse")))
 	if err != nil {
 		t.Fatal(err)
@@ -83,9 +83,9 @@ func TestResponsesStreamSequenceNumbers(t *testing.T) {
 		inputs, _ := filepath.Glob(filepath.Join("testdata", dir, "*.in.sse"))
 		for _, path := range inputs {
 			t.Run(dir+"/"+filepath.Base(path), func(t *testing.T) {
-				var s streamConverter = NewChatToResponsesStream()
+				var s streamConverter = mustStream(Chat, Responses, Options{})
 				if dir == "responses_stream_messages" {
-					s = NewMessagesToResponsesStream()
+					s = mustStream(Messages, Responses, Options{})
 				}
 				next := int64(0)
 				check := func(out []byte) {
@@ -127,8 +127,8 @@ func TestResponsesStreamCutEndsWithFailure(t *testing.T) {
 		path   string
 		events int
 	}{
-		"anthropic upstream": {NewMessagesToResponsesStream(), "testdata/stream_messages_to_chat/tool_use_parallel.in.sse", 7},
-		"openai upstream":    {NewChatToResponsesStream(), "testdata/stream_chat_to_messages/tool_calls_parallel.in.sse", 3},
+		"anthropic upstream": {mustStream(Messages, Responses, Options{}), "testdata/stream_messages_to_chat/tool_use_parallel.in.sse", 7},
+		"openai upstream":    {mustStream(Chat, Responses, Options{}), "testdata/stream_chat_to_messages/tool_calls_parallel.in.sse", 3},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var out []byte
@@ -164,8 +164,8 @@ func TestResponsesStreamCutEndsWithFailure(t *testing.T) {
 // stream, and nothing follows it; an empty stream finished is well-formed.
 func TestResponsesStreamEnds(t *testing.T) {
 	for name, s := range map[string]streamConverter{
-		"chat":     NewChatToResponsesStream(),
-		"messages": NewMessagesToResponsesStream(),
+		"chat":     mustStream(Chat, Responses, Options{}),
+		"messages": mustStream(Messages, Responses, Options{}),
 	} {
 		t.Run(name, func(t *testing.T) {
 			first := s.Finish()
@@ -196,14 +196,14 @@ func TestResponsesStreamUpstreamErrors(t *testing.T) {
 		data     string
 		wantCode string
 	}{
-		{NewMessagesToResponsesStream(), "error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, "server_error"},
-		{NewMessagesToResponsesStream(), "error", `{"type":"error","error":{"type":"rate_limit_error","message":"Try again in 2s."}}`, "rate_limit_exceeded"},
-		{NewMessagesToResponsesStream(), "error", `{"type":"error","error":{"type":"billing_error","message":"Credit balance too low."}}`, "insufficient_quota"},
-		{NewMessagesToResponsesStream(), "", `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}`, "context_length_exceeded"},
-		{NewMessagesToResponsesStream(), "error", `{"type":"error"}`, "server_error"},
-		{NewChatToResponsesStream(), "", `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, "rate_limit_exceeded"},
-		{NewChatToResponsesStream(), "", `{"error":{"message":"This model's maximum context length is 8192 tokens.","code":"context_length_exceeded"}}`, "context_length_exceeded"},
-		{NewChatToResponsesStream(), "", `{"error":"boom"}`, "server_error"},
+		{mustStream(Messages, Responses, Options{}), "error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, "server_error"},
+		{mustStream(Messages, Responses, Options{}), "error", `{"type":"error","error":{"type":"rate_limit_error","message":"Try again in 2s."}}`, "rate_limit_exceeded"},
+		{mustStream(Messages, Responses, Options{}), "error", `{"type":"error","error":{"type":"billing_error","message":"Credit balance too low."}}`, "insufficient_quota"},
+		{mustStream(Messages, Responses, Options{}), "", `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}`, "context_length_exceeded"},
+		{mustStream(Messages, Responses, Options{}), "error", `{"type":"error"}`, "server_error"},
+		{mustStream(Chat, Responses, Options{}), "", `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, "rate_limit_exceeded"},
+		{mustStream(Chat, Responses, Options{}), "", `{"error":{"message":"This model's maximum context length is 8192 tokens.","code":"context_length_exceeded"}}`, "context_length_exceeded"},
+		{mustStream(Chat, Responses, Options{}), "", `{"error":"boom"}`, "server_error"},
 	} {
 		out, err := c.s.Event(c.name, []byte(c.data))
 		var se *StreamError
@@ -223,7 +223,7 @@ func TestResponsesStreamUpstreamErrors(t *testing.T) {
 // TestResponsesStreamMalformedEvents: bad input is reported, not
 // swallowed, and the converter stays usable.
 func TestResponsesStreamMalformedEvents(t *testing.T) {
-	m := NewMessagesToResponsesStream()
+	m := mustStream(Messages, Responses, Options{})
 	var all []byte
 	for _, data := range []string{`{`, `[]`,
 		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{"}}`,
@@ -241,7 +241,7 @@ func TestResponsesStreamMalformedEvents(t *testing.T) {
 	if got, err := readResponsesStream(append(all, m.Finish()...)); err != nil || got.Status != "completed" {
 		t.Errorf("after the errors: %+v, %v", got, err)
 	}
-	c := NewChatToResponsesStream()
+	c := mustStream(Chat, Responses, Options{})
 	for _, data := range []string{`{`, `{"choices":[{"index":0,"delta":{"content":5}}]}`} {
 		if _, err := c.Event("", []byte(data)); err == nil {
 			t.Errorf("no error for %s", data)
@@ -256,14 +256,14 @@ func TestResponsesStreamMalformedEvents(t *testing.T) {
 // streamed to a Responses client as a reasoning item, goes back to
 // Anthropic in the next request as the very block it was.
 func TestResponsesStreamThinkingRoundTrip(t *testing.T) {
-	s := NewMessagesToResponsesStream()
+	s := mustStream(Messages, Responses, Options{})
 	got, err := readResponsesStream(feedEach(t, s, readTestdata(t, "testdata/responses_stream_messages/thinking_signed_then_tool_use.in.sse")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	output, _ := json.Marshal(map[string]any{"output": got.Items})
 	first := `{"input":[{"role":"user","content":"List the files."}],"tools":[{"type":"function","name":"shell"}],"reasoning":{"effort":"high"}}`
-	out, err := ResponsesToMessages(nextRequest(t, first, output, "a b c"), "claude")
+	out, err := Request(Responses, Messages, nextRequest(t, first, output, "a b c"), "claude", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

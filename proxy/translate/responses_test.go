@@ -15,8 +15,8 @@ import (
 func TestResponsesDroppedFieldsAreDropped(t *testing.T) {
 	odd := json.RawMessage(`{"unexpected":[1,"two",null]}`)
 	translators := map[string]func([]byte) ([]byte, error){
-		"chat":      func(b []byte) ([]byte, error) { return ResponsesToChat(b, "gpt", true) },
-		"anthropic": func(b []byte) ([]byte, error) { return ResponsesToMessages(b, "claude") },
+		"chat":      func(b []byte) ([]byte, error) { return Request(Responses, Chat, b, "gpt", Options{IncludeUsage: true}) },
+		"anthropic": func(b []byte) ([]byte, error) { return Request(Responses, Messages, b, "claude", Options{}) },
 	}
 	n := 0
 	for _, f := range droppedFields() {
@@ -86,8 +86,8 @@ func TestResponsesRefusals(t *testing.T) {
 		{`{"input":"x","text":{"format":{"type":"grammar"}}}`, "text.format.type"},
 	} {
 		for name, translate := range map[string]func([]byte) ([]byte, error){
-			"chat":      func(b []byte) ([]byte, error) { return ResponsesToChat(b, "gpt", true) },
-			"anthropic": func(b []byte) ([]byte, error) { return ResponsesToMessages(b, "claude") },
+			"chat":      func(b []byte) ([]byte, error) { return Request(Responses, Chat, b, "gpt", Options{IncludeUsage: true}) },
+			"anthropic": func(b []byte) ([]byte, error) { return Request(Responses, Messages, b, "claude", Options{}) },
 		} {
 			if c.param == "input[0].content[0]" && strings.Contains(c.body, "notbase64") && name == "chat" {
 				continue // chat takes any image URL and lets the upstream judge it
@@ -110,11 +110,11 @@ func TestResponsesStatelessAccepted(t *testing.T) {
 		`{"input":"x","previous_response_id":null,"conversation":null,"prompt":null}`,
 		`{"input":"x","previous_response_id":"","background":false}`,
 	} {
-		if _, err := ResponsesToChat([]byte(body), "gpt", true); err != nil {
-			t.Errorf("ResponsesToChat(%s): %v", body, err)
+		if _, err := Request(Responses, Chat, []byte(body), "gpt", Options{IncludeUsage: true}); err != nil {
+			t.Errorf("Request(Responses, Chat)(%s): %v", body, err)
 		}
-		if _, err := ResponsesToMessages([]byte(body), "claude"); err != nil {
-			t.Errorf("ResponsesToMessages(%s): %v", body, err)
+		if _, err := Request(Responses, Messages, []byte(body), "claude", Options{}); err != nil {
+			t.Errorf("Request(Responses, Messages)(%s): %v", body, err)
 		}
 	}
 }
@@ -204,19 +204,19 @@ func TestResponsesToolRoundTrip(t *testing.T) {
 		"tools":[{"type":"function","name":"shell","parameters":{"type":"object","properties":{"command":{"type":"array","items":{"type":"string"}}}}}],
 		"reasoning":{"effort":"low"},"store":false,"stream":false}`
 	t.Run("anthropic", func(t *testing.T) {
-		if _, err := ResponsesToMessages([]byte(first), "claude"); err != nil {
+		if _, err := Request(Responses, Messages, []byte(first), "claude", Options{}); err != nil {
 			t.Fatal(err)
 		}
 		answer := `{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[
 			{"type":"thinking","thinking":"Run ls.","signature":"sig=="},
 			{"type":"tool_use","id":"toolu_1","name":"shell","input":{"command":["ls"]}}],
 			"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":5}}`
-		resp, _, err := MessagesResponseToResponses([]byte(answer))
+		resp, _, err := Answer(Messages, Responses, []byte(answer))
 		if err != nil {
 			t.Fatal(err)
 		}
 		second := nextRequest(t, first, resp, "README.md")
-		out, err := ResponsesToMessages(second, "claude")
+		out, err := Request(Responses, Messages, second, "claude", Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,17 +243,17 @@ func TestResponsesToolRoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("chat", func(t *testing.T) {
-		if _, err := ResponsesToChat([]byte(first), "gpt", true); err != nil {
+		if _, err := Request(Responses, Chat, []byte(first), "gpt", Options{IncludeUsage: true}); err != nil {
 			t.Fatal(err)
 		}
 		answer := `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt","choices":[{"index":0,
 			"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"shell","arguments":"{\"command\":[\"ls\"]}"}}]},
 			"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`
-		resp, _, err := ChatResponseToResponses([]byte(answer))
+		resp, _, err := Answer(Chat, Responses, []byte(answer))
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := ResponsesToChat(nextRequest(t, first, resp, "README.md"), "gpt", false)
+		out, err := Request(Responses, Chat, nextRequest(t, first, resp, "README.md"), "gpt", Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,13 +327,13 @@ func TestErrorToResponsesIsOpenAIShape(t *testing.T) {
 		var got struct {
 			Error map[string]json.RawMessage `json:"error"`
 		}
-		out := ErrorToResponses(529, []byte(body))
+		out := Error(Responses, 529, []byte(body))
 		if err := json.Unmarshal(out, &got); err != nil {
 			t.Fatal(err)
 		}
 		for _, key := range []string{"message", "type", "param", "code"} {
 			if _, ok := got.Error[key]; !ok {
-				t.Errorf("ErrorToResponses(%q) = %s lacks %s", body, out, key)
+				t.Errorf("Error(Responses)(%q) = %s lacks %s", body, out, key)
 			}
 		}
 	}

@@ -5,8 +5,8 @@ import "encoding/json"
 // OpenAI Responses API wire types. Input types decode only what is
 // translated; everything else in a request is dropped (see droppedFields).
 
-// responsesRequest is the part of a Responses request that ResponsesToChat
-// and ResponsesToMessages read. The stateful members are read only to be
+// responsesRequest is the part of a Responses request that Request(Responses, Chat)
+// and Request(Responses, Messages) read. The stateful members are read only to be
 // refused.
 type responsesRequest struct {
 	Instructions      json.RawMessage     `json:"instructions"`

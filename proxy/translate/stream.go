@@ -11,9 +11,10 @@ import "gateway/proxy/upstreamerr"
 // new protocol adds one reader and one writer, not a converter for every
 // pair.
 //
-// Readers: chatReader (OpenAI chunks), messagesReader (Anthropic events).
+// Readers: chatReader (OpenAI chunks), messagesReader (Anthropic events),
+// geminiReader (Gemini chunks), converseReader (ConverseStream events).
 // Writers: chatWriter (OpenAI chunks), messagesWriter (Anthropic events),
-// responsesWriter (Responses events).
+// responsesWriter (Responses events). NewStream pairs them.
 
 // eventKind says what a neutral event is.
 type eventKind uint8
@@ -120,39 +121,6 @@ func newStream(r streamReader, w streamWriter) *Stream {
 	s := &Stream{reader: r, writer: w}
 	s.events = s.room[:0]
 	return s
-}
-
-// NewMessagesToChatStream translates an Anthropic Messages event stream
-// into OpenAI chat.completion.chunk events (see chatWriter).
-// includeUsage is the caller's stream_options.include_usage: whether the
-// stream ends with a usage chunk. Usage is counted either way.
-func NewMessagesToChatStream(includeUsage bool) *Stream {
-	return newStream(newMessagesReader(false), newChatWriter(includeUsage))
-}
-
-// NewChatToMessagesStream translates an OpenAI chat completion stream into
-// Anthropic Messages events (see messagesWriter). inputEstimate is the
-// request's prompt in tokens as the gateway estimated it, written as the
-// input count until the upstream says. Ask the upstream for
-// stream_options.include_usage (MessagesToChat does), or its usage never
-// comes.
-func NewChatToMessagesStream(inputEstimate int64) *Stream {
-	return newStream(newChatReader(), newMessagesWriter(inputEstimate))
-}
-
-// NewMessagesToResponsesStream translates an Anthropic Messages event
-// stream into Responses API events (see responsesWriter); thinking keeps
-// its signature, as reasoning items' encrypted_content.
-func NewMessagesToResponsesStream() *Stream {
-	return newStream(newMessagesReader(true), newResponsesWriter())
-}
-
-// NewChatToResponsesStream translates an OpenAI chat completion stream into
-// Responses API events (see responsesWriter). Ask the upstream for
-// stream_options.include_usage (ResponsesToChat does), or the usage stays
-// zero.
-func NewChatToResponsesStream() *Stream {
-	return newStream(newChatReader(), newResponsesWriter())
 }
 
 // Event translates one upstream event, given by its SSE event name (may be

@@ -42,7 +42,7 @@ func (r *chatReader) read(name string, data []byte, st *streamState, evs []event
 		return append(evs, event{kind: evDone}), nil
 	}
 	// Most of a stream is chunks of one delta, and its end a chunk with the
-	// usage: they are read by hand (see fastevents_in.go).
+	// usage: they are read by hand (see stream_read_chat_fast.go).
 	if !r.general {
 		if c := &r.chunk; r.reader.readChunk(data, !r.started, c) {
 			if c.hasUsage { // before the start, which may carry it

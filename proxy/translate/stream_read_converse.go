@@ -9,30 +9,6 @@ import (
 	"gateway/proxy/upstreamerr"
 )
 
-// NewConverseToChatStream translates a Bedrock ConverseStream into OpenAI
-// chat.completion.chunk events (see converseReader and chatWriter).
-// includeUsage is the caller's stream_options.include_usage. The model in
-// the chunks is empty: Converse does not name it.
-func NewConverseToChatStream(includeUsage bool) *Stream {
-	return newStream(newConverseReader(), newChatWriter(includeUsage))
-}
-
-// NewConverseToMessagesStream translates a Bedrock ConverseStream into
-// Anthropic Messages events (see converseReader and messagesWriter).
-// inputEstimate is the request's prompt in tokens as the gateway estimated
-// it, written as message_start's input count: Converse reports usage only
-// in its last event.
-func NewConverseToMessagesStream(inputEstimate int64) *Stream {
-	return newStream(newConverseReader(), newMessagesWriter(inputEstimate))
-}
-
-// NewConverseToResponsesStream translates a Bedrock ConverseStream into
-// Responses API events (see converseReader and responsesWriter); signed
-// reasoning keeps its signature, as reasoning items' encrypted_content.
-func NewConverseToResponsesStream() *Stream {
-	return newStream(newConverseReader(), newResponsesWriter())
-}
-
 // converseReader reads a ConverseStream into neutral events. The proxy
 // decodes AWS's binary event stream: each event comes here by its
 // :event-type as the name and its JSON payload as the data.

@@ -9,28 +9,6 @@ import (
 	"gateway/proxy/upstreamerr"
 )
 
-// NewGeminiToChatStream translates a Gemini stream (streamGenerateContent
-// with alt=sse) into OpenAI chat.completion.chunk events (see chatWriter).
-// includeUsage is the caller's stream_options.include_usage: whether the
-// stream ends with a usage chunk. Usage is counted either way.
-func NewGeminiToChatStream(includeUsage bool) *Stream {
-	return newStream(newGeminiReader(), newChatWriter(includeUsage))
-}
-
-// NewGeminiToMessagesStream translates a Gemini stream into Anthropic
-// Messages events (see messagesWriter). inputEstimate is the request's
-// prompt in tokens as the gateway estimated it, written as the input count
-// until Gemini says (its first chunk usually does).
-func NewGeminiToMessagesStream(inputEstimate int64) *Stream {
-	return newStream(newGeminiReader(), newMessagesWriter(inputEstimate))
-}
-
-// NewGeminiToResponsesStream translates a Gemini stream into Responses API
-// events (see responsesWriter).
-func NewGeminiToResponsesStream() *Stream {
-	return newStream(newGeminiReader(), newResponsesWriter())
-}
-
 // geminiReader reads a Gemini stream into neutral events. Every SSE data is
 // a whole GenerateContentResponse: each gives the start (responseId,
 // modelVersion) and its usageMetadata, whose counts are the stream's so far.

@@ -108,7 +108,7 @@ func feedGemini(t *testing.T, s *Stream, in []byte, want *geminiStreamWant) []by
 
 func checkGeminiChatStream(t *testing.T, in []byte, want *geminiStreamWant) {
 	t.Helper()
-	out := feedGemini(t, NewGeminiToChatStream(true), in, want)
+	out := feedGemini(t, mustStream(Gemini, Chat, Options{IncludeUsage: true}), in, want)
 	got, err := readChatStream(out)
 	if err != nil {
 		t.Fatalf("chat: %v\n%s", err, out)
@@ -138,7 +138,7 @@ func checkGeminiChatStream(t *testing.T, in []byte, want *geminiStreamWant) {
 
 func checkGeminiMessagesStream(t *testing.T, in []byte, want *geminiStreamWant) {
 	t.Helper()
-	out := feedGemini(t, NewGeminiToMessagesStream(99), in, want)
+	out := feedGemini(t, mustStream(Gemini, Messages, Options{InputEstimate: 99}), in, want)
 	got, err := readMessagesStream(out)
 	if err != nil {
 		t.Fatalf("messages: %v\n%s", err, out)
@@ -175,7 +175,7 @@ func checkGeminiMessagesStream(t *testing.T, in []byte, want *geminiStreamWant) 
 
 func checkGeminiResponsesStream(t *testing.T, in []byte, want *geminiStreamWant) {
 	t.Helper()
-	out := feedGemini(t, NewGeminiToResponsesStream(), in, want)
+	out := feedGemini(t, mustStream(Gemini, Responses, Options{}), in, want)
 	got, err := readResponsesStream(out)
 	if err != nil {
 		t.Fatalf("responses: %v\n%s", err, out)
@@ -203,7 +203,7 @@ func checkGeminiResponsesStream(t *testing.T, in []byte, want *geminiStreamWant)
 // TestGeminiStreamIgnores: data that is no chunk of Gemini's is skipped or
 // reported, not guessed at.
 func TestGeminiStreamIgnores(t *testing.T) {
-	s := NewGeminiToChatStream(false)
+	s := mustStream(Gemini, Chat, Options{})
 	if out, err := s.Event("", []byte("  ")); err != nil || out != nil {
 		t.Errorf("empty data: %q, %v", out, err)
 	}

@@ -55,7 +55,7 @@ func (r *messagesReader) read(name string, data []byte, st *streamState, evs []e
 		return evs, nil // ping, and event types Anthropic may add
 	}
 	// Most of a stream is deltas, and its other events are few and small:
-	// they are read by hand (see fastevents_in.go).
+	// they are read by hand (see stream_read_messages_fast.go).
 	if !r.general {
 		if index, ok := r.reader.readBlockDelta(name, data, &r.delta); ok {
 			return r.blockDelta(evs, index, &r.delta)

@@ -41,7 +41,7 @@ func readTestdata(t testing.TB, path string) []byte {
 }
 
 func TestMessagesToChatStreamToolCalls(t *testing.T) {
-	s := NewMessagesToChatStream(true)
+	s := mustStream(Messages, Chat, Options{IncludeUsage: true})
 	out := feedEach(t, s, readTestdata(t, "testdata/stream_messages_to_chat/tool_use_parallel.in.sse"))
 	got, err := readChatStream(out)
 	if err != nil {
@@ -67,7 +67,7 @@ func TestMessagesToChatStreamToolCalls(t *testing.T) {
 }
 
 func TestMessagesToChatStreamCacheUsage(t *testing.T) {
-	s := NewMessagesToChatStream(false)
+	s := mustStream(Messages, Chat, Options{})
 	out := feedEach(t, s, readTestdata(t, "testdata/stream_messages_to_chat/cache_usage_cumulative.in.sse"))
 	got, err := readChatStream(out)
 	if err != nil {
@@ -86,7 +86,7 @@ func TestMessagesToChatStreamCacheUsage(t *testing.T) {
 }
 
 func TestChatToMessagesStreamToolCalls(t *testing.T) {
-	s := NewChatToMessagesStream(goldenEstimate)
+	s := mustStream(Chat, Messages, Options{InputEstimate: goldenEstimate})
 	out := feedEach(t, s, readTestdata(t, "testdata/stream_chat_to_messages/tool_calls_parallel.in.sse"))
 	got, err := readMessagesStream(out)
 	if err != nil {
@@ -113,7 +113,7 @@ func TestChatToMessagesStreamToolCalls(t *testing.T) {
 }
 
 func TestChatToMessagesStreamCachedUsage(t *testing.T) {
-	s := NewChatToMessagesStream(goldenEstimate)
+	s := mustStream(Chat, Messages, Options{InputEstimate: goldenEstimate})
 	out := feedEach(t, s, readTestdata(t, "testdata/stream_chat_to_messages/length_cached_usage.in.sse"))
 	got, err := readMessagesStream(out)
 	if err != nil {
@@ -145,7 +145,7 @@ func TestChatToMessagesStreamStartUsage(t *testing.T) {
 	for _, tc := range cases {
 		for _, general := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s general=%v", tc.file, general), func(t *testing.T) {
-				s := NewChatToMessagesStream(42)
+				s := mustStream(Chat, Messages, Options{InputEstimate: 42})
 				setGeneral(s, general)
 				out := feedEach(t, s, readTestdata(t, "testdata/stream_chat_to_messages/"+tc.file+".in.sse"))
 				var start anthropicEvent
@@ -182,8 +182,8 @@ func TestStreamRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the input itself: %v", err)
 			}
-			chat := feedEach(t, NewMessagesToChatStream(true), in)
-			back := feedEach(t, NewChatToMessagesStream(goldenEstimate), chat)
+			chat := feedEach(t, mustStream(Messages, Chat, Options{IncludeUsage: true}), in)
+			back := feedEach(t, mustStream(Chat, Messages, Options{InputEstimate: goldenEstimate}), chat)
 			got, err := readMessagesStream(back)
 			if err != nil {
 				t.Fatal(err)
@@ -217,7 +217,7 @@ func withoutThinking(blocks []anthropicBlock) []anthropicBlock {
 func TestStreamCutEndsWithError(t *testing.T) {
 	cut := errors.New("upstream connection reset")
 	t.Run("anthropic upstream, openai caller", func(t *testing.T) {
-		s := NewMessagesToChatStream(true)
+		s := mustStream(Messages, Chat, Options{IncludeUsage: true})
 		var out []byte
 		for _, ev := range parseSSE(readTestdata(t, "testdata/stream_messages_to_chat/tool_use_parallel.in.sse"))[:6] {
 			b, err := s.Event(ev.name, ev.data)
@@ -242,7 +242,7 @@ func TestStreamCutEndsWithError(t *testing.T) {
 		}
 	})
 	t.Run("openai upstream, anthropic caller", func(t *testing.T) {
-		s := NewChatToMessagesStream(goldenEstimate)
+		s := mustStream(Chat, Messages, Options{InputEstimate: goldenEstimate})
 		var out []byte
 		for _, ev := range parseSSE(readTestdata(t, "testdata/stream_chat_to_messages/tool_calls_parallel.in.sse"))[:3] {
 			b, err := s.Event(ev.name, ev.data)
@@ -266,8 +266,8 @@ func TestStreamCutEndsWithError(t *testing.T) {
 // nothing follows it.
 func TestStreamEnds(t *testing.T) {
 	for name, s := range map[string]streamConverter{
-		"messages_to_chat": NewMessagesToChatStream(true),
-		"chat_to_messages": NewChatToMessagesStream(goldenEstimate),
+		"messages_to_chat": mustStream(Messages, Chat, Options{IncludeUsage: true}),
+		"chat_to_messages": mustStream(Chat, Messages, Options{InputEstimate: goldenEstimate}),
 	} {
 		t.Run(name, func(t *testing.T) {
 			first := s.Finish()
@@ -297,7 +297,7 @@ func TestStreamEnds(t *testing.T) {
 // TestStreamUpstreamErrorEvent: an upstream error event is returned as a
 // *StreamError, and the caller's error event is in the bytes.
 func TestStreamUpstreamErrorEvent(t *testing.T) {
-	a := NewMessagesToChatStream(true)
+	a := mustStream(Messages, Chat, Options{IncludeUsage: true})
 	out, err := a.Event("error", []byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
 	var se *StreamError
 	if !errors.As(err, &se) || se.Type != "overloaded_error" || se.Message != "Overloaded" {
@@ -306,7 +306,7 @@ func TestStreamUpstreamErrorEvent(t *testing.T) {
 	if got, _ := readChatStream(out); got.Error != "Overloaded" {
 		t.Errorf("caller's stream %q lacks the error", out)
 	}
-	o := NewChatToMessagesStream(goldenEstimate)
+	o := mustStream(Chat, Messages, Options{InputEstimate: goldenEstimate})
 	out, err = o.Event("", []byte(`{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`))
 	if !errors.As(err, &se) || se.Message != "Rate limit reached" {
 		t.Errorf("err = %v, want a StreamError", err)
@@ -319,7 +319,7 @@ func TestStreamUpstreamErrorEvent(t *testing.T) {
 // TestStreamMalformedEventsReturnErrors: bad input is reported, not
 // swallowed, and the converter stays usable.
 func TestStreamMalformedEventsReturnErrors(t *testing.T) {
-	a := NewMessagesToChatStream(false)
+	a := mustStream(Messages, Chat, Options{})
 	for _, data := range []string{`{`, `[]`, `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{"}}`,
 		`{"type":"content_block_start","index":0}`} {
 		if _, err := a.Event("", []byte(data)); err == nil {
@@ -329,7 +329,7 @@ func TestStreamMalformedEventsReturnErrors(t *testing.T) {
 	if _, err := a.Event("ping", []byte(`not json`)); err != nil {
 		t.Errorf("ping with garbage: %v; want it skipped", err)
 	}
-	o := NewChatToMessagesStream(goldenEstimate)
+	o := mustStream(Chat, Messages, Options{InputEstimate: goldenEstimate})
 	if _, err := o.Event("", []byte(`{"choices":[{"index":0,"delta":{"content":5}}]}`)); err == nil {
 		t.Error("no error for a numeric content")
 	}

@@ -140,7 +140,7 @@ func chatErrorEvent(message, typ, code string) []byte {
 }
 
 // chunk writes a chunk with choice 0's delta and finish_reason. It is
-// written by hand (see fastevents_out.go), as the usage chunk is.
+// written by hand (see stream_write_chat_fast.go), as the usage chunk is.
 func (w *chatWriter) chunk(dst []byte, delta chatDelta, finish string) []byte {
 	w.outBytes += delta.outputBytes()
 	if !w.general {

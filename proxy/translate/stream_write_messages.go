@@ -170,7 +170,7 @@ func (w *messagesWriter) callerUsage(st *streamState) anthropicUsage {
 
 // appendDelta writes a content_block_delta of the open block: a
 // text_delta, or an input_json_delta whose text is its partial_json. It is
-// written by hand (see fastevents_out.go); the event is built as a value
+// written by hand (see stream_write_messages_fast.go); the event is built as a value
 // only on the general path, where it escapes to encoding/json.
 func (w *messagesWriter) appendDelta(out []byte, typ, text string) []byte {
 	w.outBytes += int64(len(text))
@@ -186,7 +186,7 @@ func (w *messagesWriter) appendDelta(out []byte, typ, text string) []byte {
 }
 
 // openBlock starts a block: a text block, or a tool_use block with id and
-// name. Its start is written by hand (see fastevents_ends.go), as are the
+// name. Its start is written by hand (see stream_write_messages_fast.go), as are the
 // other events that start and end the stream.
 func (w *messagesWriter) openBlock(out []byte, kind blockKind, id, name string) []byte {
 	w.open, w.openIndex = kind, w.next

@@ -280,7 +280,7 @@ func (r *responsesWriter) text(out []byte, it *streamItem, refusal bool, text st
 	if r.general {
 		return appendResponsesEvent(out, ev)
 	}
-	return ev.append(out) // by hand: see fastevents_out.go
+	return ev.append(out) // by hand: see stream_write_responses_fast.go
 }
 
 func (r *responsesWriter) closePart(out []byte, it *streamItem) []byte {

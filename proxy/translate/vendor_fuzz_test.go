@@ -20,7 +20,7 @@ func FuzzGeminiRequest(f *testing.F) {
 	addSeeds(f, "gemini/responses_to_gemini/*.in.json")
 	addCallerRequestSeeds(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, write := range []func([]byte) ([]byte, error){ChatToGemini, MessagesToGemini, ResponsesToGemini} {
+		for _, write := range []func([]byte) ([]byte, error){requestFunc(Chat, Gemini), requestFunc(Messages, Gemini), requestFunc(Responses, Gemini)} {
 			out, err := write(body)
 			checkRequestOutcome(t, out, err)
 		}
@@ -31,7 +31,7 @@ func FuzzConverseRequest(f *testing.F) {
 	addSeeds(f, "bedrock/requests/*.in.json")
 	addCallerRequestSeeds(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, write := range []func([]byte) ([]byte, error){ChatToConverse, MessagesToConverse, ResponsesToConverse} {
+		for _, write := range []func([]byte) ([]byte, error){requestFunc(Chat, Converse), requestFunc(Messages, Converse), requestFunc(Responses, Converse)} {
 			out, err := write(body)
 			checkRequestOutcome(t, out, err)
 		}
@@ -50,14 +50,14 @@ func addCallerRequestSeeds(f *testing.F) {
 func FuzzGeminiAnswer(f *testing.F) {
 	addSeeds(f, "gemini/answer_*.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		checkAnswers(t, body, GeminiResponseToChat, GeminiResponseToMessages, GeminiResponseToResponses)
+		checkAnswers(t, body, answerFunc(Gemini, Chat), answerFunc(Gemini, Messages), answerFunc(Gemini, Responses))
 	})
 }
 
 func FuzzConverseAnswer(f *testing.F) {
 	addSeeds(f, "bedrock/answers/*.in.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		checkAnswers(t, body, ConverseResponseToChat, ConverseResponseToMessages, ConverseResponseToResponses)
+		checkAnswers(t, body, answerFunc(Converse, Chat), answerFunc(Converse, Messages), answerFunc(Converse, Responses))
 	})
 }
 
@@ -104,18 +104,18 @@ func checkAnswers(t *testing.T, body []byte, toChat, toMessages, toResponses ans
 func FuzzGeminiStream(f *testing.F) {
 	addSeeds(f, "gemini/stream_*.sse")
 	f.Fuzz(func(t *testing.T, stream []byte) {
-		checkStreams(t, stream, func() streamConverter { return NewGeminiToChatStream(true) },
-			func() streamConverter { return NewGeminiToMessagesStream(goldenEstimate) },
-			func() streamConverter { return NewGeminiToResponsesStream() })
+		checkStreams(t, stream, func() streamConverter { return mustStream(Gemini, Chat, Options{IncludeUsage: true}) },
+			func() streamConverter { return mustStream(Gemini, Messages, Options{InputEstimate: goldenEstimate}) },
+			func() streamConverter { return mustStream(Gemini, Responses, Options{}) })
 	})
 }
 
 func FuzzConverseStream(f *testing.F) {
 	addSeeds(f, "bedrock/streams/*.in.sse")
 	f.Fuzz(func(t *testing.T, stream []byte) {
-		checkStreams(t, stream, func() streamConverter { return NewConverseToChatStream(true) },
-			func() streamConverter { return NewConverseToMessagesStream(goldenEstimate) },
-			func() streamConverter { return NewConverseToResponsesStream() })
+		checkStreams(t, stream, func() streamConverter { return mustStream(Converse, Chat, Options{IncludeUsage: true}) },
+			func() streamConverter { return mustStream(Converse, Messages, Options{InputEstimate: goldenEstimate}) },
+			func() streamConverter { return mustStream(Converse, Responses, Options{}) })
 	})
 }
 
@@ -155,9 +155,9 @@ func FuzzConverseStreamOps(f *testing.F) {
 			name, data := converseOp(op, text)
 			stream = fmt.Appendf(stream, "event: %s\ndata: %s\n\n", name, data)
 		}
-		checkStreams(t, stream, func() streamConverter { return NewConverseToChatStream(true) },
-			func() streamConverter { return NewConverseToMessagesStream(goldenEstimate) },
-			func() streamConverter { return NewConverseToResponsesStream() })
+		checkStreams(t, stream, func() streamConverter { return mustStream(Converse, Chat, Options{IncludeUsage: true}) },
+			func() streamConverter { return mustStream(Converse, Messages, Options{InputEstimate: goldenEstimate}) },
+			func() streamConverter { return mustStream(Converse, Responses, Options{}) })
 	})
 }
 
@@ -201,9 +201,9 @@ func FuzzGeminiStreamOps(f *testing.F) {
 		for _, op := range ops {
 			stream = fmt.Appendf(stream, "data: %s\r\n\r\n", geminiOp(op, text))
 		}
-		checkStreams(t, stream, func() streamConverter { return NewGeminiToChatStream(true) },
-			func() streamConverter { return NewGeminiToMessagesStream(goldenEstimate) },
-			func() streamConverter { return NewGeminiToResponsesStream() })
+		checkStreams(t, stream, func() streamConverter { return mustStream(Gemini, Chat, Options{IncludeUsage: true}) },
+			func() streamConverter { return mustStream(Gemini, Messages, Options{InputEstimate: goldenEstimate}) },
+			func() streamConverter { return mustStream(Gemini, Responses, Options{}) })
 	})
 }
 

@@ -1,13 +1,15 @@
 package translate
 
 import (
+	"bytes"
+	"encoding/json"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // jsonReader reads the few JSON shapes that the fast paths decode by hand
-// (see fastevents_in.go and fastrequest.go): objects whose members are
+// (the *_fast.go files): objects whose members are
 // strings, small integers, floats, booleans, null, values kept raw, and
 // nested objects or arrays the caller walks. It is strict rather than
 // complete: anything it does not expect (a nested value where a scalar
@@ -487,4 +489,191 @@ func hex4(b []byte) rune {
 		n = n*16 + rune(c)
 	}
 	return n
+}
+
+// fieldSet records the fields of an object read so far, by number.
+type fieldSet uint32
+
+// first marks field i, reporting whether it was new: encoding/json lets
+// a repeated field merge into the earlier one, which the readers leave to it.
+func (s *fieldSet) first(i uint) bool {
+	seen := *s&(1<<i) != 0
+	*s |= 1 << i
+	return !seen
+}
+
+// rawInto reads any value into dst, null as "null", as a json.RawMessage
+// takes it.
+func (r *jsonReader) rawInto(dst *json.RawMessage) bool {
+	v, ok := r.raw()
+	*dst = v
+	return ok
+}
+
+// optInt64 reads a small non-negative integer into a new *dst, or null,
+// which leaves it nil.
+func (r *jsonReader) optInt64(dst **int64) bool {
+	if r.null() {
+		return true
+	}
+	n, ok := r.int()
+	v := int64(n)
+	*dst = &v
+	return ok
+}
+
+// intInto reads a small non-negative integer into dst, or null, which
+// leaves it as it was.
+func (r *jsonReader) intInto(dst *int64) bool {
+	if r.null() {
+		return true
+	}
+	n, ok := r.int()
+	*dst = int64(n)
+	return ok
+}
+
+func (r *jsonReader) optFloat(dst **float64) bool {
+	if r.null() {
+		return true
+	}
+	f, ok := r.float()
+	*dst = &f
+	return ok
+}
+
+// optBool reads true, false, or null, which leaves dst as it was.
+func (r *jsonReader) optBool(dst *bool) bool {
+	switch {
+	case r.literal("true"):
+		*dst = true
+	case r.literal("false"):
+		*dst = false
+	default:
+		return r.null()
+	}
+	return true
+}
+
+// alloc sets *dst to a new T and gives it.
+func alloc[T any](dst **T) *T {
+	*dst = new(T)
+	return *dst
+}
+
+// array reads null (then it reports null) or an array, calling elem for
+// each element with the reader at it.
+func (r *jsonReader) array(elem func() bool) (null, ok bool) {
+	if r.null() {
+		return true, true
+	}
+	if !r.consume('[') {
+		return false, false
+	}
+	if r.consume(']') {
+		return false, true
+	}
+	for {
+		if !elem() {
+			return false, false
+		}
+		if !r.consume(',') {
+			return false, r.consume(']')
+		}
+	}
+}
+
+// readList reads null, which leaves *dst as it was, or an array into *dst
+// ([] as an empty slice, as encoding/json gives it), each element read by
+// elem; room is the capacity to start with.
+func readList[T any](r *jsonReader, dst *[]T, room int, elem func(*T) bool) bool {
+	list := make([]T, 0, room)
+	null, ok := r.array(func() bool {
+		list = append(list, *new(T))
+		return elem(&list[len(list)-1])
+	})
+	if !null {
+		*dst = list
+	}
+	return ok
+}
+
+// readContentOf reads a content as decodeContent[T] does: a string, null,
+// or an array of T, each read by elem.
+func readContentOf[T any](r *jsonReader, raw json.RawMessage, elem func(*T) bool) (text string, list []T, isArray, ok bool) {
+	raw = bytes.TrimSpace(raw)
+	r.reset(raw)
+	switch {
+	case isNull(raw):
+		return "", nil, false, true
+	case raw[0] == '"':
+		text, ok = r.string()
+		return text, nil, false, ok && r.end()
+	}
+	null, ok := r.array(func() bool {
+		list = append(list, *new(T))
+		return elem(&list[len(list)-1])
+	})
+	if list == nil {
+		list = []T{} // as encoding/json decodes []
+	}
+	return "", list, true, ok && !null && r.end()
+}
+
+// readStrings reads an array of strings; [] gives an empty slice and null
+// nil, as encoding/json gives them.
+func (r *jsonReader) readStrings(dst *[]string) bool {
+	return readList(r, dst, 0, func(s *string) bool {
+		var ok bool
+		*s, ok = r.string()
+		return ok
+	})
+}
+
+// optBoolPtr reads true or false into a new *dst, or null, which leaves
+// it nil.
+func (r *jsonReader) optBoolPtr(dst **bool) bool {
+	if r.null() {
+		return true
+	}
+	var v bool
+	*dst = &v
+	return r.optBool(&v)
+}
+
+// optString reads a string into dst, or null, which leaves dst as it was
+// (as encoding/json does).
+func (r *jsonReader) optString(dst *string) bool {
+	r.skipSpace()
+	if r.pos < len(r.data) && r.data[r.pos] == 'n' {
+		return r.null()
+	}
+	s, ok := r.string()
+	if ok {
+		*dst = s
+	}
+	return ok
+}
+
+// skipString reads a string or null it does not keep.
+func (r *jsonReader) skipString() bool {
+	r.skipSpace()
+	if r.pos < len(r.data) && r.data[r.pos] == 'n' {
+		return r.null()
+	}
+	_, ok := r.bytes()
+	return ok
+}
+
+func (r *jsonReader) idString(want bool, dst *string) bool {
+	if want {
+		return r.optString(dst)
+	}
+	return r.skipString()
+}
+
+// isNull reports whether raw is absent or the JSON null.
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
 }

@@ -5,12 +5,13 @@ import (
 	"strconv"
 )
 
-// Hand writing of the events that start and end an Anthropic stream made
-// from an OpenAI one: message_start, content_block_start and _stop,
-// message_delta and message_stop. There are only a few in a stream, but
-// through encoding/json they cost as much as all its deltas. Each writes
+// Hand writing of Anthropic events: content_block_delta, and the events
+// that start and end a stream (message_start, content_block_start and
+// _stop, message_delta and message_stop), which are only a few in a stream
+// but through encoding/json cost as much as all its deltas. Each writes
 // byte for byte what appendMessagesEvent would (json.Marshal, so with HTML
-// escaped): see TestFastEventWriters and FuzzFastEventWriters.
+// escaped): see TestFastEventWriters and FuzzFastEventWriters, and
+// BenchmarkHandStreams for the figures.
 
 // appendMessageStart writes the message_start of messagesWriter: no
 // content, no stop reason, and usage u (see messagesWriter.callerUsage).
@@ -77,4 +78,25 @@ func appendAnthropicUsage(dst []byte, u anthropicUsage) []byte {
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')
+}
+
+// appendBlockDelta writes an Anthropic content_block_delta event whose
+// delta is of type typ: an input_json_delta with text as its partial_json,
+// or another (text_delta) with text as its text, left out if "" (see
+// textDelta).
+func appendBlockDelta(dst []byte, index int, typ, text string) []byte {
+	dst = grow(dst, 112+len(typ), text)
+	dst = append(dst, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
+	dst = strconv.AppendInt(dst, int64(index), 10)
+	dst = append(dst, `,"delta":{"type":`...)
+	dst = appendJSONString(dst, typ, true)
+	switch {
+	case typ == "input_json_delta":
+		dst = append(dst, `,"partial_json":`...)
+		dst = appendJSONString(dst, text, true)
+	case text != "":
+		dst = append(dst, `,"text":`...)
+		dst = appendJSONString(dst, text, true)
+	}
+	return append(dst, "}}\n\n"...)
 }

@@ -10,10 +10,10 @@ import (
 	"testing"
 )
 
-// The chat request fast paths (fastchat_request.go,
-// fastchat_request_writer.go) must give what decode and marshal give: the
+// The chat request fast paths (request_read_chat_fast.go,
+// request_write_messages_fast.go) must give what decode and marshal give: the
 // readers the same values whenever they take a body, and a refusal for
-// what they leave to decode; the writer the same bytes; and ChatToMessages
+// what they leave to decode; the writer the same bytes; and Request(Chat, Messages)
 // the same answer as decode and marshal alone.
 
 // chatRequestReaderCases are bodies and whether readChatRequest takes them.
@@ -173,7 +173,7 @@ func FuzzChatRequestReaders(f *testing.F) {
 
 // checkChatRequestReader reports whether readChatRequest took data, and
 // if so checks that decode takes it too, to the same value, checks the
-// parts reader on each of its contents, and checks that ChatToMessages
+// parts reader on each of its contents, and checks that Request(Chat, Messages)
 // answers as decode and marshal alone do.
 func checkChatRequestReader(t *testing.T, data []byte) bool {
 	t.Helper()
@@ -192,10 +192,10 @@ func checkChatRequestReader(t *testing.T, data []byte) bool {
 	for _, m := range got.Messages {
 		checkPartsReader(t, m.Content)
 	}
-	fast, fastErr := ChatToMessages(data, "claude")
+	fast, fastErr := Request(Chat, Messages, data, "claude", Options{})
 	general, generalErr := generalChatToMessages(data)
 	if !bytes.Equal(fast, general) || errorText(fastErr) != errorText(generalErr) {
-		t.Fatalf("ChatToMessages differs (%v, %v)\n--- fast\n%s\n--- general\n%s", fastErr, generalErr, fast, general)
+		t.Fatalf("Request(Chat, Messages) differs (%v, %v)\n--- fast\n%s\n--- general\n%s", fastErr, generalErr, fast, general)
 	}
 	return true
 }
@@ -206,10 +206,11 @@ func messagesRequestFromChat(req *chatRequest, upstreamModel string) (messagesRe
 	if err != nil {
 		return messagesRequestOut{}, err
 	}
-	return messagesFromChat(&neutral, upstreamModel)
+	neutral.effort = "" // as writeMessagesBody leaves it out for a chat caller
+	return writeMessagesRequest(&neutral, upstreamModel)
 }
 
-// generalChatToMessages is ChatToMessages on decode and marshal alone.
+// generalChatToMessages is Request(Chat, Messages) on decode and marshal alone.
 func generalChatToMessages(body []byte) ([]byte, error) {
 	var req chatRequest
 	if err := decode(body, &req); err != nil {
@@ -391,7 +392,7 @@ func compareMessagesRequestWriter(t *testing.T, req *messagesRequestOut) {
 }
 
 // TestChatRequestFallback: what the readers refuse, decode reads, so that
-// ChatToMessages answers and words its errors as before.
+// Request(Chat, Messages) answers and words its errors as before.
 func TestChatRequestFallback(t *testing.T) {
 	for _, c := range chatRequestReaderCases {
 		data := []byte(c.body)
@@ -400,10 +401,10 @@ func TestChatRequestFallback(t *testing.T) {
 		if !reflect.DeepEqual(got, want) || errorText(gotErr) != errorText(wantErr) {
 			t.Errorf("decodeChatRequest(%q) = %+v, %v; decode %+v, %v", data, got, gotErr, want, wantErr)
 		}
-		fast, fastErr := ChatToMessages(data, "claude")
+		fast, fastErr := Request(Chat, Messages, data, "claude", Options{})
 		general, generalErr := generalChatToMessages(data)
 		if !bytes.Equal(fast, general) || errorText(fastErr) != errorText(generalErr) {
-			t.Errorf("ChatToMessages(%q) = %s, %v; general %s, %v", data, fast, fastErr, general, generalErr)
+			t.Errorf("Request(Chat, Messages)(%q) = %s, %v; general %s, %v", data, fast, fastErr, general, generalErr)
 		}
 	}
 	for _, c := range partsReaderCases {

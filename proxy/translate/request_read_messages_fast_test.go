@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// The request fast paths (fastrequest.go, fastrequest_writer.go) must give
+// The request fast paths (request_read_messages_fast.go, request_write_chat_fast.go) must give
 // what decode and marshal give. These tests hold the readers to decode
 // (the same values whenever a reader takes a body, and a refusal for what
 // they leave to it) and the writer to marshal (the same bytes).
@@ -320,7 +320,7 @@ func FuzzChatRequestWriter(f *testing.F) {
 
 func checkChatRequestWriter(t *testing.T, body []byte, text string, f float64, setF bool) {
 	t.Helper()
-	req, err := chatRequestFromAnthropic(body, "gpt", true)
+	req, err := chatRequestOutOf(body, "gpt", true)
 	if err != nil {
 		return
 	}

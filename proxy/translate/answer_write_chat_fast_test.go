@@ -9,9 +9,9 @@ import (
 	"testing"
 )
 
-// The Anthropic answer fast paths (fastanswer.go) must give what decode
+// The Anthropic answer fast paths (decodeMessagesResponse, answer_write_chat_fast.go) must give what decode
 // and marshal give: the reader the same values whenever it takes a body,
-// the writer the same bytes, and MessagesResponseToChat the same answer
+// the writer the same bytes, and Answer(Messages, Chat) the same answer
 // as decode and marshal alone.
 
 // messagesResponseReaderCases are answers and whether the reader takes
@@ -54,7 +54,7 @@ func TestMessagesResponseReader(t *testing.T) {
 }
 
 // TestMessagesResponseFallback: what the reader refuses, decode reads, so
-// that MessagesResponseToChat answers and words its errors as before.
+// that Answer(Messages, Chat) answers and words its errors as before.
 func TestMessagesResponseFallback(t *testing.T) {
 	for _, c := range messagesResponseReaderCases {
 		data := []byte(c.body)
@@ -105,7 +105,7 @@ func addMessagesAnswerSeeds(f *testing.F, add func(body []byte, i int)) {
 
 // checkMessagesResponseReader reports whether the reader took data, and
 // if so checks that decode takes it too, to the same value, and that
-// MessagesResponseToChat answers as decode and marshal alone do.
+// Answer(Messages, Chat) answers as decode and marshal alone do.
 func checkMessagesResponseReader(t *testing.T, data []byte) bool {
 	t.Helper()
 	var r jsonReader
@@ -125,31 +125,42 @@ func checkMessagesResponseReader(t *testing.T, data []byte) bool {
 	return true
 }
 
-// compareMessagesResponseToChat checks that messagesResponseToChat
+// compareMessagesResponseToChat checks that answerAt(Messages, Chat)
 // answers data as decode and marshal alone do.
 func compareMessagesResponseToChat(t *testing.T, data []byte) {
 	t.Helper()
-	fast, fastUsage, fastErr := messagesResponseToChat(data, 1)
+	fast, fastUsage, fastErr := answerAt(Messages, Chat, data, 1)
 	general, generalUsage, generalErr := generalMessagesResponseToChat(data)
 	fast, general = madeUpInStream.ReplaceAll(fast, []byte("MADE-UP")), madeUpInStream.ReplaceAll(general, []byte("MADE-UP"))
 	if !bytes.Equal(fast, general) || fastUsage != generalUsage || errorText(fastErr) != errorText(generalErr) {
-		t.Fatalf("MessagesResponseToChat differs (%v, %v)\n--- fast\n%s\n--- general\n%s", fastErr, generalErr, fast, general)
+		t.Fatalf("Answer(Messages, Chat) differs (%v, %v)\n--- fast\n%s\n--- general\n%s", fastErr, generalErr, fast, general)
 	}
 }
 
-// generalMessagesResponseToChat is messagesResponseToChat on decode and
+// generalMessagesResponseToChat is answerAt(Messages, Chat) on decode and
 // marshal alone.
 func generalMessagesResponseToChat(body []byte) ([]byte, Usage, error) {
 	var resp messagesResponse
 	if err := decode(body, &resp); err != nil {
 		return nil, Usage{}, fmt.Errorf("translate: anthropic answer: %w", err)
 	}
-	out, usage, err := chatCompletionAnswer(&resp, 1)
+	out, usage, err := chatCompletionOf(&resp, 1)
 	if err != nil {
 		return nil, Usage{}, err
 	}
 	b, err := marshal(out)
 	return b, usage, err
+}
+
+// chatCompletionOf is the chat completion that Answer(Messages, Chat, …)
+// marshals.
+func chatCompletionOf(resp *messagesResponse, created int64) (chatResponseOut, Usage, error) {
+	var room answerParts
+	a, parts, err := readMessagesAnswer(resp, room[:0])
+	if err != nil {
+		return chatResponseOut{}, Usage{}, err
+	}
+	return writeChatAnswer(&a, parts, created), a.usage, nil
 }
 
 func TestChatResponseWriter(t *testing.T) {
@@ -188,7 +199,7 @@ func checkChatResponseWriter(t *testing.T, body []byte, text string, n int64) {
 	if decode(body, &resp) != nil {
 		return
 	}
-	out, _, err := chatCompletionAnswer(&resp, n)
+	out, _, err := chatCompletionOf(&resp, n)
 	if err != nil {
 		return
 	}

@@ -11,8 +11,8 @@ import (
 	"testing"
 )
 
-// The stream fast paths (jsonstring.go, jsonreader.go, fastevents_in.go,
-// fastevents_out.go) must give byte for byte what encoding/json gives. These
+// The stream fast paths (json_write.go, json_read.go, stream_read_*_fast.go,
+// stream_write_*_fast.go) must give byte for byte what encoding/json gives. These
 // tests hold them to it piece by piece (the string escaper, the readers, the
 // writers) and whole: a converter fed a stream must write the same bytes as
 // one that takes encoding/json for every event (general set).
@@ -389,10 +389,10 @@ func TestFastPathStreams(t *testing.T) {
 
 // streamConverters makes the converter of each golden stream directory.
 var streamConverters = map[string]func() streamConverter{
-	"stream_messages_to_chat":   func() streamConverter { return NewMessagesToChatStream(true) },
-	"stream_chat_to_messages":   func() streamConverter { return NewChatToMessagesStream(goldenEstimate) },
-	"responses_stream_chat":     func() streamConverter { return NewChatToResponsesStream() },
-	"responses_stream_messages": func() streamConverter { return NewMessagesToResponsesStream() },
+	"stream_messages_to_chat":   func() streamConverter { return mustStream(Messages, Chat, Options{IncludeUsage: true}) },
+	"stream_chat_to_messages":   func() streamConverter { return mustStream(Chat, Messages, Options{InputEstimate: goldenEstimate}) },
+	"responses_stream_chat":     func() streamConverter { return mustStream(Chat, Responses, Options{}) },
+	"responses_stream_messages": func() streamConverter { return mustStream(Messages, Responses, Options{}) },
 }
 
 // madeUpInStream matches the ids made up from rand.Text.
@@ -470,9 +470,19 @@ func TestMarshalChatRequest(t *testing.T) {
 	}
 }
 
+// chatRequestOutOf is the chat request that Request(Messages, Chat, …)
+// marshals.
+func chatRequestOutOf(body []byte, upstreamModel string, includeUsage bool) (*chatRequestOut, error) {
+	req, err := readMessagesRequest(body)
+	if err != nil {
+		return nil, err
+	}
+	return writeChatRequest(&req, upstreamModel, includeUsage), nil
+}
+
 func checkMarshalChatRequest(t *testing.T, body []byte) {
 	t.Helper()
-	req, err := chatRequestFromAnthropic(body, goldenGPT, true)
+	req, err := chatRequestOutOf(body, goldenGPT, true)
 	if err != nil {
 		return
 	}
