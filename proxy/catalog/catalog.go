@@ -12,7 +12,6 @@ package catalog
 
 import (
 	"cmp"
-	"context"
 	"slices"
 	"strings"
 	"time"
@@ -47,25 +46,6 @@ type Pool struct {
 	Created time.Time
 	// Members are the enabled entries in the store's order.
 	Members []*models.Deployment
-}
-
-// Source is what a catalog is loaded from: the store.
-type Source interface {
-	ListDeployments(ctx context.Context) ([]models.Deployment, error)
-	ListFallbacks(ctx context.Context) ([]models.Fallback, error)
-}
-
-// Load reads the entries and the fallbacks and builds the catalog.
-func Load(ctx context.Context, src Source) (*Catalog, error) {
-	entries, err := src.ListDeployments(ctx)
-	if err != nil {
-		return nil, err
-	}
-	fbs, err := src.ListFallbacks(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return New(entries, fbs), nil
 }
 
 // New builds the catalog. Members point into entries, which must not change

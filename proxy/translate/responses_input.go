@@ -231,17 +231,6 @@ func readPart(param string, p *responsesPart) (inputPart, error) {
 	return inputPart{kind: inputText, param: param, text: p.Text + p.Refusal}, nil // only the field of its type is set
 }
 
-// texts gives the non-empty texts of an entry's parts.
-func (e *inputEntry) texts() []string {
-	out := make([]string, 0, len(e.parts))
-	for _, p := range e.parts {
-		if p.kind == inputText && p.text != "" {
-			out = append(out, p.text)
-		}
-	}
-	return out
-}
-
 // The encrypted_content of a reasoning item this package writes for an
 // Anthropic thinking block is the block itself, as JSON in base64 behind a
 // prefix: Anthropic needs the block back exactly, signature and all, in a
