@@ -27,10 +27,6 @@ import (
 // are due within 15 s, or timeout_seconds when that is shorter.
 func (rq *routing) streamCall(m *member, c *callPlan) *failure {
 	s, r := rq.s, rq.r
-	ad, err := c.stream(rq.estimate)
-	if err != nil {
-		return translationFailure(err)
-	}
 	s.enableFullDuplex(rq.w)
 	firstEvent := cmp.Or(m.timeout, defaultFirstEventTimeout)
 	headers := min(s.streamHeaderTimeout, firstEvent)
@@ -58,6 +54,12 @@ func (rq *routing) streamCall(m *member, c *callPlan) *failure {
 			return callFailure(ctx, r.Context(), m.provider, err, firstEvent)
 		}
 		return rq.deliver(a, c)
+	}
+	// The adapter is made once the stream is there: its writer stamps the
+	// caller's chunks with the time it is made.
+	ad, err := c.stream(rq.estimate)
+	if err != nil {
+		return translationFailure(err)
 	}
 	rs := &relayedStream{w: rq.w, rc: http.NewResponseController(rq.w), x: rq.x, ad: ad, resp: resp,
 		body:   c.events(resp.Body),

@@ -113,8 +113,11 @@ func sidesOf(p Protocol) *sides {
 	if int(p) < len(protocols) {
 		return &protocols[p]
 	}
-	return &sides{}
+	return &noSides
 }
+
+// noSides are the sides of a protocol the table does not know: none.
+var noSides sides
 
 func unsupported(what string, p Protocol) error {
 	return fmt.Errorf("%w: no %s %s", ErrUnsupported, p, what)
