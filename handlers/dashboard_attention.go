@@ -69,7 +69,7 @@ func (a *App) coolingItems(entries []models.Deployment, now time.Time) []views.A
 			if !m.CoolingDown || m.CooldownUntil == nil {
 				continue
 			}
-			text := fmt.Sprintf("%s · %s in pool %s is cooling down until %s UTC", m.Provider, m.UpstreamModel, name, formatTime(*m.CooldownUntil))
+			text := fmt.Sprintf("%s · %s in pool %s is cooling down until %s UTC", m.Provider, m.UpstreamModel, name, stampText(*m.CooldownUntil))
 			if m.CooldownReason != "" {
 				text += ": " + m.CooldownReason
 			}
@@ -95,7 +95,7 @@ func failedCheckItems(entries []models.Deployment, checks []models.HealthCheck) 
 		}
 		items = append(items, views.AttentionItem{Kind: "check", Link: poolURL(e.PublicName),
 			Text: fmt.Sprintf("%s · %s in pool %s failed its last check (%s UTC): %s", e.Provider.Name, e.UpstreamModel,
-				e.PublicName, formatTime(c.CheckedAt), truncate(c.Error, 200))})
+				e.PublicName, stampText(c.CheckedAt), truncate(c.Error, 200))})
 	}
 	return items
 }

@@ -191,11 +191,6 @@ func formatShare(f float64) string {
 	return strconv.FormatFloat(math.Round(f*1000)/10, 'f', -1, 64) + "%"
 }
 
-// formatTime is a UTC time; the page's column headers say UTC.
-func formatTime(t time.Time) string {
-	return t.UTC().Format("2006-01-02 15:04:05")
-}
-
 // formatDuration is d in its two largest units: "3d 14h", "5m 3s", "42s".
 func formatDuration(d time.Duration) string {
 	s := int64(d.Round(time.Second) / time.Second)

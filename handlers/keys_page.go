@@ -43,7 +43,8 @@ func (a *App) showKeys(w http.ResponseWriter, r *http.Request) {
 	a.keysTable().show(w, r, views.KeyForm{})
 }
 
-// keysPage builds the Keys page around the create form.
+// keysPage builds the Keys page around the create form, which it gives the
+// session's CSRF token (its row buttons post the same token).
 func (a *App) keysPage(r *http.Request, form views.KeyForm) (views.KeysPage, error) {
 	ctx := r.Context()
 	ks, err := a.store.ListKeys(ctx)
@@ -55,6 +56,7 @@ func (a *App) keysPage(r *http.Request, form views.KeyForm) (views.KeysPage, err
 		return views.KeysPage{}, err
 	}
 	keyFormChoices(&form, owners)
+	form.CSRFToken = sessionFrom(ctx).csrfToken()
 	vm := views.KeysPage{Form: form, Keys: make([]views.KeyRow, len(ks))}
 	now := time.Now()
 	for i := range ks {

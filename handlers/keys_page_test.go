@@ -128,6 +128,9 @@ func TestCreateKeyForm(t *testing.T) {
 		wantStatus(t, "create", rec, http.StatusCreated)
 		wantFullPage(t, "create", rec)
 		doc = parseHTML(t, rec)
+		if got, _ := testid(doc, "key-form").Find(`input[name="csrf_token"]`).Attr("value"); got != tok {
+			t.Errorf("the form under a new key carries csrf_token %q, want the session's", got)
+		}
 		secret := text(doc, "new-key-value")
 		if !strings.HasPrefix(secret, "sk-") || testid(doc, "copy-key").Length() != 1 {
 			t.Fatalf("new key %q, copy button %d", secret, testid(doc, "copy-key").Length())

@@ -215,7 +215,7 @@ func coolingOf(m proxy.MemberStatus, now time.Time) *views.Cooling {
 		return nil
 	}
 	c := &views.Cooling{
-		Until:    formatTime(*m.CooldownUntil) + " UTC",
+		Until:    stampText(*m.CooldownUntil) + " UTC",
 		UntilISO: m.CooldownUntil.UTC().Format(time.RFC3339),
 		Reason:   m.CooldownReason,
 	}

@@ -155,7 +155,7 @@ func (a *App) poolPin(st poolStatus, now time.Time) *views.PoolPin {
 		if b.ModelName != st.name {
 			continue
 		}
-		return &views.PoolPin{Until: formatTime(b.ExpiresAt), UntilISO: b.ExpiresAt.UTC().Format(time.RFC3339),
+		return &views.PoolPin{Until: stampText(b.ExpiresAt), UntilISO: b.ExpiresAt.UTC().Format(time.RFC3339),
 			Left: formatDuration(b.ExpiresAt.Sub(now)), Manual: b.Manual, Member: memberLabel(st, b.DeploymentID),
 			NotInEffect: b.NotInEffect}
 	}
@@ -250,7 +250,7 @@ func poolStatusMemberOf(pm poolMember, now time.Time) views.PoolStatusMember {
 		}
 	}
 	if m.CooldownUntil != nil {
-		v.CooldownUntil = formatTime(*m.CooldownUntil)
+		v.CooldownUntil = stampText(*m.CooldownUntil)
 		v.CooldownUntilISO = m.CooldownUntil.UTC().Format(time.RFC3339)
 		if left := m.CooldownUntil.Sub(now); left > 0 {
 			v.CooldownLeft = formatDuration(left)
@@ -259,7 +259,7 @@ func poolStatusMemberOf(pm poolMember, now time.Time) views.PoolStatusMember {
 	if !catalog.Checkable(d.UpstreamModel) {
 		v.Uncheckable = "not checkable: the upstream model is a wildcard pattern, which names no model to call"
 	} else if c := pm.check; c != nil {
-		v.Check = &views.MemberCheck{At: formatTime(c.CheckedAt), AtISO: c.CheckedAt.UTC().Format(time.RFC3339), OK: c.OK,
+		v.Check = &views.MemberCheck{At: stampText(c.CheckedAt), AtISO: c.CheckedAt.UTC().Format(time.RFC3339), OK: c.OK,
 			Latency: formatLatency(c), Error: c.Error}
 		if ago := now.Sub(c.CheckedAt); ago >= 0 {
 			v.Check.Ago = formatDuration(ago) + " ago"

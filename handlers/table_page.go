@@ -42,13 +42,8 @@ func (p *tablePage[F, P]) inPlace(r *http.Request) bool {
 	return p.table != nil && (p.editPage == nil || inPlace(r, p.list))
 }
 
-// show answers the page with add, prepared, as its add form.
+// show answers the page with add as its add form.
 func (p *tablePage[F, P]) show(w http.ResponseWriter, r *http.Request, add F) {
-	add, err := p.prepare(r, add, nil)
-	if err != nil {
-		p.app.pageError(w, r, err)
-		return
-	}
 	vm, err := p.build(r, add, nil)
 	if err != nil {
 		p.app.pageError(w, r, err)
