@@ -6,7 +6,6 @@ import "strings"
 // pool that serves it, its own fallback lists with whether each target
 // routes, and the prefix its name leaves without a route.
 type Group struct {
-	Name string
 	// Pool serves the name; nil when no entry of it is enabled.
 	Pool *Pool
 	// Fallbacks are the name's own lists by kind, each in its order; nil
@@ -26,11 +25,12 @@ type Target struct {
 // Group answers the group of the public name name ("anthropic/*" for a
 // wildcard route).
 func (c *Catalog) Group(name string) Group {
-	g := Group{Name: name, Pool: c.Pool(name), UncoveredPrefix: c.uncoveredPrefix(name)}
-	for kind, targets := range c.fallbacks[name] {
-		if g.Fallbacks == nil {
-			g.Fallbacks = make(map[string][]Target, len(c.fallbacks[name]))
-		}
+	g := Group{Pool: c.Pool(name), UncoveredPrefix: c.uncoveredPrefix(name)}
+	lists := c.fallbacks[name]
+	if len(lists) > 0 {
+		g.Fallbacks = make(map[string][]Target, len(lists))
+	}
+	for kind, targets := range lists {
 		for _, t := range targets {
 			_, _, routes := c.Route(t)
 			g.Fallbacks[kind] = append(g.Fallbacks[kind], Target{Name: t, Routes: routes})

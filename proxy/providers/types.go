@@ -134,7 +134,7 @@ func init() {
 	types[models.APITypeGemini] = &Type{
 		Name: models.APITypeGemini, Protocol: ProtocolGemini,
 		Fields:      []Field{fieldAPIKey},
-		DefaultBase: func(*models.Provider) string { return "https://generativelanguage.googleapis.com" },
+		DefaultBase: func(*models.Provider) string { return GeminiAPIBase },
 		basePath:    trimVersion("/v1beta"),
 		call: func(_ *Client, model string, stream bool) string {
 			return "/v1beta/models/" + url.PathEscape(model) + geminiMethod(stream, false)
@@ -245,3 +245,7 @@ func trimVersion(suffix string) func(string) string {
 
 // urlPath is u's path without its trailing slashes.
 func urlPath(u *url.URL) string { return strings.TrimRight(u.Path, "/") }
+
+// GeminiAPIBase is the Gemini API's own host, a gemini provider's base URL
+// when it names none.
+const GeminiAPIBase = "https://generativelanguage.googleapis.com"

@@ -114,24 +114,18 @@ func (w *Writer) Enqueue(e models.LogEntry) {
 }
 
 // EnqueueRow hands over a request's log row, which carries its spend.
-func (w *Writer) EnqueueRow(row models.RequestLog) { w.enqueueNumbered(row, 0) }
+func (w *Writer) EnqueueRow(row models.RequestLog) { w.Enqueue(models.LogEntry{Log: row}) }
 
 // EnqueueSettled numbers a request's spend, has settle book it under that
-// number, and queues its row, all under one lock, so that rows are queued
-// in the order of their numbers: Committed then says that every number
-// below the one it returns is written too.
+// number, and queues its row with the number, all under one lock, so that
+// rows are queued in the order of their numbers: the number Committed
+// returns then says that every number below it is written too.
 func (w *Writer) EnqueueSettled(row models.RequestLog, settle func(seq int64)) {
 	w.order.Lock()
 	seq := w.seq.Add(1)
 	settle(seq)
-	w.enqueueNumbered(row, seq)
-	w.order.Unlock()
-}
-
-// enqueueNumbered hands over a row with the sequence number its spend was
-// settled under (0: none).
-func (w *Writer) enqueueNumbered(row models.RequestLog, seq int64) {
 	w.Enqueue(models.LogEntry{Log: row, Seq: seq})
+	w.order.Unlock()
 }
 
 // ResetSpend restarts a holder's budget period in the database, between the
@@ -168,7 +162,7 @@ func (w *Writer) OpenSpool(ctx context.Context) error {
 	}
 	sp, err := spool.Open[models.LogEntry](w.spoolDir, w.batchSize)
 	if err != nil {
-		return fmt.Errorf("requestlog: open the request-log spool: %w", err)
+		return fmt.Errorf("requestlog: open the spool: %w", err)
 	}
 	if n := sp.Len(); n > 0 {
 		w.log.Info("writing request logs spooled by an earlier run", "rows", n, "dir", w.spoolDir)

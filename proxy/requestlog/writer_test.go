@@ -393,3 +393,39 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestEnqueueSettledQueuesInNumberOrder: from many goroutines at once, each
+// row is queued with the number its settle saw, and the queue holds the
+// numbers 1..n in order (what Committed's promise rests on).
+func TestEnqueueSettledQueuesInNumberOrder(t *testing.T) {
+	const goroutines, each = 8, 100
+	w := New(nil, slog.New(slog.DiscardHandler), goroutines*each, "")
+	var mu sync.Mutex
+	settled := map[string]int64{}
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range each {
+				id := fmt.Sprintf("%d-%d", g, i)
+				w.EnqueueSettled(models.RequestLog{RequestID: id}, func(seq int64) {
+					mu.Lock()
+					settled[id] = seq
+					mu.Unlock()
+				})
+			}
+		})
+	}
+	wg.Wait()
+	if len(w.queue) != goroutines*each {
+		t.Fatalf("%d rows queued, want %d", len(w.queue), goroutines*each)
+	}
+	for want := int64(1); want <= goroutines*each; want++ {
+		e := <-w.queue
+		if e.Seq != want {
+			t.Fatalf("queued row %d has number %d", want, e.Seq)
+		}
+		if got := settled[e.Log.RequestID]; got != e.Seq {
+			t.Fatalf("row %s queued as %d, settled as %d", e.Log.RequestID, e.Seq, got)
+		}
+	}
+}

@@ -127,7 +127,7 @@ func anthropicRoute(rest string, p *yamlFields) routeResult {
 }
 
 func geminiRoute(rest string, p *yamlFields) routeResult {
-	return hostedRoute("gemini", "https://generativelanguage.googleapis.com", "GEMINI_API_KEY", rest, p)
+	return hostedRoute("gemini", providers.GeminiAPIBase, "GEMINI_API_KEY", rest, p)
 }
 
 // hostedRoute is a provider of apiType at its official host, or at the
